@@ -1,0 +1,286 @@
+"""Measures of a finished Diplomacy game, computed from records only (never from logs).
+
+Inputs are plain JSON data the graph keeps:
+
+* the engine's saved-game dict (``record["world"]``; see ``wargraph.worlds.diplomacy``);
+* order records, one per order given (or attempted)::
+
+      {"phase": "S1901M", "power": "FRANCE", "order": "A PAR - BUR",
+       "result": "success" | "bounced" | "void" | "dislodged" | "cut" | ... | None,
+       "invalid": False, "defaulted": False}
+
+  ``invalid`` marks an order the secretary rejected (it never reached the engine; the unit
+  held); ``result`` is the adjudication outcome (``outcome`` from
+  ``wargraph.worlds.diplomacy.adjudicate``; a list of engine results is accepted too).
+  :func:`records_from_results` builds them from ``adjudicate`` results.
+* diary entries: ``{"phase", "power", "relationships": {other: "Enemy" | ... | "Ally"}}``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from wargraph.worlds.diplomacy import order_type, outcome_of
+
+__all__ = [
+    "SOLO_CENTRES",
+    "RELATION_VALUES",
+    "ORDER_TYPES",
+    "phase_key",
+    "game_score",
+    "records_from_results",
+    "order_stats",
+    "relationship_series",
+    "relationship_chart",
+]
+
+SOLO_CENTRES = 18
+RELATION_VALUES: dict[str, int] = {
+    "Enemy": -2,
+    "Unfriendly": -1,
+    "Neutral": 0,
+    "Friendly": 1,
+    "Ally": 2,
+}
+ORDER_TYPES: tuple[str, ...] = ("move", "hold", "support", "convoy", "build", "disband", "retreat")
+
+_SEASONS = {"S": 0, "F": 1, "W": 2}
+_PHASE_TYPES = {"M": 0, "R": 1, "A": 2}
+
+
+def phase_key(name: str) -> tuple[int, int, int]:
+    """Sort key for phase names: S1901M < S1901R < F1901M < F1901R < W1901A < S1902M.
+    FORMING sorts first and COMPLETED last."""
+    if name == "FORMING":
+        return (-1, 0, 0)
+    if name == "COMPLETED":
+        return (10**6, 0, 0)
+    return (int(name[1:-1]), _SEASONS.get(name[0], 9), _PHASE_TYPES.get(name[-1], 9))
+
+
+def _year(name: str) -> int:
+    return int(name[1:-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Game score
+# ---------------------------------------------------------------------------------------------
+
+
+def game_score(saved: Mapping[str, Any], max_year: int) -> dict[str, float]:
+    """Score per power (years counted as calendar year - 1900; ``max_year`` may be given either
+    way, e.g. 1905 or 5):
+
+    * eliminated: the year it was eliminated;
+    * solo winner (``SOLO_CENTRES`` centres): max_year + (max_year - win_year) + 18;
+    * alive at the end otherwise: max_year + its supply centres.
+
+    The year of an event is the year of the phase whose adjudication produced it (a power
+    with no units, centres or dislodged units in the state after W1903A was eliminated in
+    1903). A power eliminated in the opening state counts the opening year.
+    """
+    y_max = max_year - 1900 if max_year > 1900 else max_year
+    phases = list(saved["phases"])
+    if not phases:
+        raise ValueError("saved game has no phases")
+    powers = sorted(phases[0]["state"]["units"])
+    eliminated: dict[str, int] = {}
+    winner: tuple[str, int] | None = None
+    prev_name = phases[0]["name"]
+    for i, phase in enumerate(phases):
+        state = phase["state"]
+        # State i is the result of adjudicating phase i-1.
+        event_name = prev_name if i > 0 else phase["name"]
+        event_year = _year(event_name) - 1900 if event_name[1:-1].isdigit() else y_max
+        for p in powers:
+            alive = (
+                state["units"].get(p)
+                or state["centers"].get(p)
+                or state.get("retreats", {}).get(p)
+            )
+            if not alive and p not in eliminated:
+                eliminated[p] = event_year
+            if winner is None and len(state["centers"].get(p, [])) >= SOLO_CENTRES:
+                winner = (p, event_year)
+        if phase["name"] != "COMPLETED":
+            prev_name = phase["name"]
+
+    final = phases[-1]["state"]["centers"]
+    scores: dict[str, float] = {}
+    for p in powers:
+        if p in eliminated:
+            scores[p] = float(eliminated[p])
+        elif winner and winner[0] == p:
+            scores[p] = float(y_max + (y_max - winner[1]) + SOLO_CENTRES)
+        else:
+            scores[p] = float(y_max + len(final.get(p, [])))
+    return scores
+
+
+# ---------------------------------------------------------------------------------------------
+# Orders
+# ---------------------------------------------------------------------------------------------
+
+
+def records_from_results(
+    results: Mapping[str, Any],
+    rejected: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+) -> list[dict[str, Any]]:
+    """Order records from one ``adjudicate`` result, plus the secretary's final rejections
+    (``{power: [(order, reason), ...]}``) as invalid records."""
+    phase = results["phase"]
+    out = []
+    for power, recs in sorted(results["orders"].items()):
+        for r in recs:
+            if r["type"] == "waive":
+                continue
+            out.append(
+                {
+                    "phase": phase,
+                    "power": power,
+                    "order": r["order"],
+                    "result": r["outcome"],
+                    "invalid": False,
+                    "defaulted": bool(r.get("defaulted")),
+                }
+            )
+    for power, rej in sorted((rejected or {}).items()):
+        for order, reason in rej:
+            out.append(
+                {
+                    "phase": phase,
+                    "power": power,
+                    "order": order,
+                    "result": None,
+                    "invalid": True,
+                    "reason": reason,
+                }
+            )
+    return out
+
+
+def _outcome(rec: Mapping[str, Any]) -> str | None:
+    res = rec.get("result", rec.get("outcome"))
+    if res is None:
+        return None
+    if isinstance(res, str):
+        return "success" if res in ("", "ok", "success") else res
+    return outcome_of(list(res))
+
+
+def order_stats(records: Iterable[Mapping[str, Any]], power: str | None = None) -> dict[str, Any]:
+    """Per order type (move, hold, support, convoy, build, disband, retreat; anything
+    unparseable under "other"): count, success, bounced, void, dislodged, cut, invalid; plus
+    totals, the invalid-order rate (invalid / all orders) and the hold rate (holds / orders in
+    movement phases, counting holds the engine defaulted). ``power`` filters to one power.
+    """
+    keys = ("count", "success", "bounced", "void", "dislodged", "cut", "invalid")
+    by_type: dict[str, dict[str, int]] = {t: dict.fromkeys(keys, 0) for t in ORDER_TYPES}
+    total = invalid = holds = movement = 0
+    for rec in records:
+        if power and rec.get("power") != power:
+            continue
+        kind = order_type(str(rec.get("order", "")))
+        if kind == "waive":
+            continue
+        if kind not in by_type:
+            kind = "other"
+            by_type.setdefault(kind, dict.fromkeys(keys, 0))
+        row = by_type[kind]
+        row["count"] += 1
+        total += 1
+        if str(rec.get("phase", ""))[-1:] == "M":
+            movement += 1
+            holds += kind == "hold"
+        if rec.get("invalid"):
+            row["invalid"] += 1
+            invalid += 1
+            continue
+        out = _outcome(rec)
+        if out in row:
+            row[out] += 1
+    return {
+        "by_type": by_type,
+        "total": total,
+        "invalid": invalid,
+        "invalid_rate": invalid / total if total else 0.0,
+        "hold_rate": holds / movement if movement else 0.0,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Relationships
+# ---------------------------------------------------------------------------------------------
+
+
+def relationship_series(diaries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Relationship scores over time (Enemy -2, Unfriendly -1, Neutral 0, Friendly 1, Ally 2).
+
+    Returns ``{"phases": [...sorted...], "outgoing": {power: {phase: mean}}, "incoming":
+    {power: {phase: mean}}}``: outgoing is the mean of what a power says about the others in
+    its diary entry of that phase, incoming the mean of what the others say about it. Unknown
+    labels are ignored; a phase without data for a power is absent from its series.
+    """
+    out_vals: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    in_vals: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    phases: set[str] = set()
+    for entry in diaries:
+        phase, me = entry["phase"], entry["power"]
+        for other, label in (entry.get("relationships") or {}).items():
+            value = RELATION_VALUES.get(str(label).strip().title())
+            if value is None or other == me:
+                continue
+            phases.add(phase)
+            out_vals[me][phase].append(value)
+            in_vals[other][phase].append(value)
+
+    def means(vals: Mapping[str, Mapping[str, list[int]]]) -> dict[str, dict[str, float]]:
+        return {
+            p: {ph: sum(v) / len(v) for ph, v in sorted(by.items(), key=lambda x: phase_key(x[0]))}
+            for p, by in sorted(vals.items())
+        }
+
+    return {
+        "phases": sorted(phases, key=phase_key),
+        "outgoing": means(out_vals),
+        "incoming": means(in_vals),
+    }
+
+
+def relationship_chart(series: Mapping[str, Any], path: str | Path) -> Path:
+    """Line chart of outgoing and incoming relationship means per power (PNG or SVG by the
+    file suffix), drawn with matplotlib's Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    phases: list[str] = list(series["phases"])
+    x_of = {ph: i for i, ph in enumerate(phases)}
+    fig, axes = plt.subplots(2, 1, figsize=(max(6.0, 0.5 * len(phases) + 3), 7), sharex=True)
+    for ax, key, title in (
+        (axes[0], "outgoing", "Outgoing (how a power sees the others)"),
+        (axes[1], "incoming", "Incoming (how the others see a power)"),
+    ):
+        for power, by_phase in sorted(series[key].items()):
+            pts = sorted((x_of[ph], v) for ph, v in by_phase.items() if ph in x_of)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=power.title())
+        ax.set_title(title)
+        ax.set_ylim(-2.2, 2.2)
+        ax.set_yticks(list(RELATION_VALUES.values()), list(RELATION_VALUES))
+        ax.axhline(0, color="grey", linewidth=0.5)
+        ax.grid(True, alpha=0.3)
+    axes[1].set_xticks(range(len(phases)), phases, rotation=45, ha="right")
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="upper right", fontsize="small")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

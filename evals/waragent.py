@@ -1,0 +1,341 @@
+"""Accuracy of WarAgent-style runs against history, and figures of how the board evolved.
+
+Scores are computed from the game's TRUE board (never a country's beliefs):
+
+- alliances: the partition of countries into blocs (connected components of the alliance
+  graph) compared with the historical partition by adjusted and normalized mutual
+  information (scikit-learn). The headline is AMI. Why: with seven to nine countries, NMI
+  rewards trivial answers — a game where nobody allies (all singletons) still scores
+  ~0.64 NMI against 1914 — while AMI corrects for chance, so "nothing happened" scores 0
+  and only real agreement scores high. NMI is reported alongside for comparison with
+  other work.
+- war declarations: Jaccard similarity of the sets of directed (declarer, target) pairs;
+- mobilization: Jaccard similarity of the sets of mobilized countries;
+- global war: every great power is at war with someone at the end of the game.
+
+`eval_waragent(records, out_dir)` is what `wargraph eval waragent RECORD...` calls.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
+
+from wargraph.worlds.waragent import (
+    NO_RELATION,
+    RELATIONS,
+    Anonymiser,
+    Board,
+    GroundTruth,
+    WarAgentConfig,
+    World,
+)
+
+HEADLINE = "alliance_ami"
+
+# --- partitions and scores ------------------------------------------------------------------
+
+
+def blocs(countries: Sequence[str], links: Iterable[Sequence[str]]) -> list[int]:
+    """Bloc label per country: connected components of the alliance links (union-find).
+
+    A link is two or more countries allied with each other; labels are numbered in order of
+    first appearance so equal partitions give equal label lists.
+    """
+    parent = {c: c for c in countries}
+
+    def find(c: str) -> str:
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    for link in links:
+        members = [c for c in link if c in parent]
+        for other in members[1:]:
+            parent[find(other)] = find(members[0])
+    labels: dict[str, int] = {}
+    return [labels.setdefault(find(c), len(labels)) for c in countries]
+
+
+def jaccard(a: Iterable[Any], b: Iterable[Any]) -> float:
+    """|A ∩ B| / |A ∪ B|; two empty sets agree perfectly (1.0)."""
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def alliance_scores(
+    countries: Sequence[str], predicted_links: Iterable[Sequence[str]], truth: GroundTruth
+) -> dict[str, float]:
+    true_labels = blocs(countries, truth.alliances)
+    pred_labels = blocs(countries, predicted_links)
+    return {
+        "alliance_ami": _clean(adjusted_mutual_info_score(true_labels, pred_labels)),
+        "alliance_nmi": _clean(normalized_mutual_info_score(true_labels, pred_labels)),
+    }
+
+
+def _clean(x: float) -> float:
+    """Round floating-point dust (AMI of -6e-16) to 0 so reports read plainly."""
+    return 0.0 if abs(float(x)) < 1e-9 else float(x)
+
+
+def at_war(board: Board) -> set[str]:
+    return {c for pair in board.edges("war") for c in pair}
+
+
+def score_board(board: Board, truth: GroundTruth, great_powers: Sequence[str]) -> dict[str, Any]:
+    """Every score for one final true board. `war_jaccard` is None when not scored."""
+    countries = board.countries
+    scores: dict[str, Any] = alliance_scores(countries, board.edges("alliance"), truth)
+    declared = {tuple(d) for d in board.declarations}
+    scores["war_jaccard"] = (
+        None if truth.wars is None else jaccard(declared, {tuple(w) for w in truth.wars})
+    )
+    scores["mobilization_jaccard"] = jaccard(board.mobilized, truth.mobilized)
+    warring = at_war(board)
+    scores["global_war"] = bool(great_powers) and all(g in warring for g in great_powers)
+    return scores
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+def _record_file(path: Path) -> Path:
+    return path / "record.json" if path.is_dir() else path
+
+
+def load_run(path: Path) -> dict[str, Any]:
+    """The pieces of a record the scores need: scenario section, world, run name.
+
+    A record written with anonymisation is translated back, so scores, figures and
+    reports always speak of the real countries.
+    """
+    file = _record_file(Path(path))
+    try:
+        record = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise ValueError(f"{file}: cannot read a game record ({err})") from None
+    scenario = record.get("scenario") or {}
+    if scenario.get("family") != "waragent" or "waragent" not in scenario:
+        raise ValueError(f"{file}: not a waragent record (family {scenario.get('family')!r})")
+    world_data = record.get("world") or record.get("final_world")
+    if isinstance(world_data, Mapping) and "waragent" in world_data:
+        world_data = world_data["waragent"]  # a kernel world holding several engines
+    if not isinstance(world_data, Mapping) or "true" not in world_data:
+        raise ValueError(f"{file}: the record has no waragent world (true board, history)")
+    config = WarAgentConfig.model_validate(scenario["waragent"])
+    world = World.model_validate(world_data)
+    if config.anonymise:
+        anon = Anonymiser(config.anonymisation)
+        world = world.renamed(anon.real)
+        config = WarAgentConfig.model_validate(
+            anon.translate(config.model_dump(mode="json"), backwards=True)
+        )
+    name = file.parent.name if file.name == "record.json" else file.stem
+    return {"name": name, "path": str(file), "config": config, "world": world}
+
+
+def score_run(run: Mapping[str, Any]) -> dict[str, Any]:
+    world: World = run["world"]
+    config: WarAgentConfig = run["config"]
+    scores = score_board(world.true, config.ground_truth, config.great_powers)
+    return {"run": run["name"], "rounds": world.round, **scores}
+
+
+def summarise(per_run: list[Mapping[str, Any]]) -> dict[str, dict[str, float | int]]:
+    """Mean and sample standard deviation (0 for one run) of every numeric score."""
+    keys = ["alliance_ami", "alliance_nmi", "war_jaccard", "mobilization_jaccard", "global_war"]
+    out: dict[str, dict[str, float | int]] = {}
+    for key in keys:
+        values = [float(r[key]) for r in per_run if r.get(key) is not None]
+        if not values:
+            continue
+        std = statistics.stdev(values) if len(values) > 1 else 0.0
+        out[key] = {"mean": statistics.fmean(values), "std": std, "n": len(values)}
+    return out
+
+
+def format_report(result: Mapping[str, Any]) -> str:
+    """Per-run lines and mean ± std, for the terminal."""
+    cols = ["alliance_ami", "alliance_nmi", "war_jaccard", "mobilization_jaccard", "global_war"]
+    head = f"{'run':<24} {'rounds':>6} " + " ".join(f"{c:>20}" for c in cols)
+    lines = [f"headline: {HEADLINE} (chance-corrected; see evals/waragent.py)", head]
+
+    def cell(v: Any) -> str:
+        if v is None:
+            return f"{'-':>20}"
+        if isinstance(v, bool):
+            return f"{'yes' if v else 'no':>20}"
+        return f"{v:>20.3f}"
+
+    for r in result["runs"]:
+        lines.append(f"{r['run'][:24]:<24} {r['rounds']:>6} " + " ".join(cell(r[c]) for c in cols))
+    summary = result["summary"]
+    lines.append(
+        f"{'mean ± std':<24} {'':>6} "
+        + " ".join(
+            f"{summary[c]['mean']:>12.3f} ± {summary[c]['std']:<5.3f}" if c in summary else cell(None)
+            for c in cols
+        )
+    )
+    return "\n".join(lines)
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+COLOURS = {
+    "war": "#d62728",
+    "alliance": "#1f77b4",
+    "peace": "#2ca02c",
+    "treaty": "#bcbd22",
+    NO_RELATION: "#f2f2f2",
+    "self": "#ffffff",
+}
+SYMBOLS = {"war": "W", "alliance": "A", "peace": "P", "treaty": "T", NO_RELATION: "", "self": ""}
+EDGE_STYLES = {"war": "-", "alliance": "-", "peace": "--", "treaty": ":"}
+
+
+def _grid(n: int) -> tuple[int, int]:
+    cols = min(n, 4)
+    return math.ceil(n / cols), cols
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 10 else "".join(w[0] for w in name.replace("-", " ").split())
+
+
+def board_figure(world: World, path: Path, title: str = "") -> Path:
+    """Relation matrix per round (one panel each); colour and letter per relation, M = mobilized."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    kinds = [*RELATIONS, NO_RELATION, "self"]
+    cmap = ListedColormap([COLOURS[k] for k in kinds])
+    logs = world.history
+    rows, cols = _grid(len(logs))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows + 0.6), squeeze=False)
+    names = [_short(c) for c in world.countries]
+    for ax, log in zip(axes.flat, logs, strict=False):
+        matrix = log.board.matrix()
+        ax.imshow([[kinds.index(x) for x in row] for row in matrix], cmap=cmap, vmin=0, vmax=len(kinds) - 1)
+        for i, row in enumerate(matrix):
+            for j, rel in enumerate(row):
+                text = "M" if rel == "self" and log.board.is_mobilized(world.countries[i]) else SYMBOLS[rel]
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="black")
+        ax.set_xticks(range(len(names)), names, rotation=90, fontsize=6)
+        ax.set_yticks(range(len(names)), names, fontsize=6)
+        ax.set_title(f"round {log.round}", fontsize=8)
+    for ax in list(axes.flat)[len(logs) :]:
+        ax.axis("off")
+    legend = [Patch(color=COLOURS[k], label=f"{SYMBOLS[k]} {k}") for k in RELATIONS]
+    legend.append(Patch(color=COLOURS["self"], label="M mobilized (diagonal)"))
+    fig.legend(handles=legend, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    fig.suptitle(title or "board evolution (true board)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def graph_figure(world: World, path: Path, title: str = "") -> Path:
+    """Relationship graph per round: countries on a circle, one edge style per relation.
+
+    War edges are arrows from declarer to target; filled nodes are mobilized countries.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    n = len(world.countries)
+    pos = {
+        c: (math.cos(2 * math.pi * i / n + math.pi / 2), math.sin(2 * math.pi * i / n + math.pi / 2))
+        for i, c in enumerate(world.countries)
+    }
+    logs = world.history
+    rows, cols = _grid(len(logs))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows + 0.6), squeeze=False)
+    for ax, log in zip(axes.flat, logs, strict=False):
+        board = log.board
+        for kind in ("treaty", "peace", "alliance"):
+            for a, b in board.edges(kind):
+                (x1, y1), (x2, y2) = pos[a], pos[b]
+                ax.plot([x1, x2], [y1, y2], EDGE_STYLES[kind], color=COLOURS[kind], lw=2, zorder=1)
+        for a, b in board.declarations:
+            if board.has(a, b, "war"):
+                ax.annotate(
+                    "", xy=pos[b], xytext=pos[a], zorder=2,
+                    arrowprops={"arrowstyle": "-|>", "color": COLOURS["war"], "lw": 1.6,
+                                "shrinkA": 9, "shrinkB": 9},
+                )
+        for c, (x, y) in pos.items():
+            filled = board.is_mobilized(c)
+            ax.scatter([x], [y], s=160, zorder=3, edgecolors="black",
+                       facecolors="#444444" if filled else "white")
+            ax.text(x * 1.28, y * 1.2, _short(c), ha="center", va="center", fontsize=6)
+        ax.set_xlim(-1.6, 1.6)
+        ax.set_ylim(-1.5, 1.5)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.set_title(f"round {log.round}", fontsize=8)
+    for ax in list(axes.flat)[len(logs) :]:
+        ax.axis("off")
+    legend = [Line2D([0], [0], color=COLOURS[k], ls=EDGE_STYLES[k], lw=2, label=k) for k in RELATIONS]
+    legend.append(Line2D([0], [0], marker="o", color="w", markerfacecolor="#444444",
+                         markeredgecolor="black", label="mobilized"))
+    fig.legend(handles=legend, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    fig.suptitle(title or "relationship graph (true board)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.97))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# --- entry point -----------------------------------------------------------------------------
+
+
+def eval_waragent(records: list[Path], out_dir: Path) -> dict[str, Any]:
+    """Score runs against history and draw their boards; what `wargraph eval waragent` calls.
+
+    Returns `{"headline", "runs": [per-run scores], "summary": {score: {mean, std, n}},
+    "figures": [paths], "report": text}` and writes `scores.json` and the figures into
+    `out_dir`. Raises ValueError naming the file for a record that is not a waragent game.
+    """
+    if not records:
+        raise ValueError("no records given")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = [load_run(Path(p)) for p in records]
+    per_run, figures, seen = [], [], set()
+    for run in runs:
+        name = run["name"]
+        while name in seen:  # two records in folders of the same name
+            name += "_"
+        seen.add(name)
+        run["name"] = name
+        per_run.append(score_run(run))
+        figures.append(str(board_figure(run["world"], out_dir / f"board_{name}.png", f"{name}: board")))
+        figures.append(str(graph_figure(run["world"], out_dir / f"graph_{name}.png", f"{name}: relations")))
+    result: dict[str, Any] = {
+        "headline": HEADLINE,
+        "runs": per_run,
+        "summary": summarise(per_run),
+        "figures": figures,
+    }
+    result["report"] = format_report(result)
+    (out_dir / "scores.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return result

@@ -1,0 +1,31 @@
+"""The qualitative crisis game (Snow Globe style): players and teams state plans each move, the
+control adjudicates them into a narrative, and answers post-game questions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import StateGraph
+
+from wargraph.graphkit import build_game
+from wargraph.nodes.adjudicate import adjudicate
+from wargraph.nodes.analyze import analyze
+from wargraph.nodes.inject import inject
+from wargraph.nodes.order import order
+from wargraph.scenario import Scenario, load_scenario
+
+DEFAULT_SCENARIO = "azuristan_crimsonia"
+
+
+def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+    """The graph for this scenario's seats: inject -> order -> adjudicate, each move; then analyze."""
+    sc = load_scenario(scenario)
+    return build_game(
+        {"inject": inject, "order": order, "adjudicate": adjudicate},
+        roster=list(sc.roles),
+        end={"analyze": analyze},
+    )
+
+
+builder = build()
+graph = builder.compile()

@@ -1,0 +1,63 @@
+"""Answer schemas of the phase library (flat, so llama.cpp grammars hold)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from wargraph.deciders import register_schema
+
+
+class Plan(BaseModel):
+    """What a player or team does this move, in its own words."""
+
+    plan: str = Field(min_length=1, max_length=1200)
+
+
+class Adjudication(BaseModel):
+    """The umpire's account of what happens in the next timestep."""
+
+    narrative: str = Field(min_length=1, max_length=2400)
+
+
+class Diary(BaseModel):
+    summary: str = Field(min_length=1, max_length=1200)
+
+
+class FreeAnswer(BaseModel):
+    answer: str = Field(min_length=1, max_length=1200)
+
+
+UNDETERMINED = "undetermined"
+
+
+def choice_schema(args: dict) -> type[BaseModel]:
+    """Multiple choice: one of the options or "undetermined", with the evidence quoted."""
+    options = tuple(dict.fromkeys([*args.get("options", []), UNDETERMINED]))
+    return create_model(
+        "Choice",
+        choice=(Literal[options], ...),  # type: ignore[valid-type]
+        evidence=(str, Field(default="", max_length=600)),
+    )
+
+
+def messages_schema(args: dict) -> type[BaseModel]:
+    """Up to `limit` messages, each to everyone or to one named seat."""
+    recipients = tuple(dict.fromkeys([*args.get("recipients", []), "everyone"]))
+    limit = int(args.get("limit", 2))
+    max_len = int(args.get("max_len", 400))
+    message = create_model(
+        "Message",
+        to=(Literal[recipients], ...),  # type: ignore[valid-type]
+        text=(str, Field(min_length=1, max_length=max_len)),
+    )
+    return create_model("Messages", messages=(list[message], Field(max_length=limit)))  # type: ignore[valid-type]
+
+
+register_schema("plan", Plan)
+register_schema("adjudication", Adjudication)
+register_schema("diary", Diary)
+register_schema("answer", FreeAnswer)
+register_schema("choice", choice_schema)
+register_schema("messages", messages_schema)

@@ -1,0 +1,172 @@
+"""Agent seats: one node per role running its own subgraph, whose private memory persists in the
+role's own checkpoint namespace (`compile(checkpointer=True)`) and is never passed to others."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+from pydantic import BaseModel
+
+from wargraph.context import GameContext
+from wargraph.deciders import (
+    Ask,
+    Decision,
+    decider_for,
+    flat_json_schema,
+    parse_answer,
+    schema_for,
+    user_prompt,
+)
+from wargraph.trace import record_call
+from wargraph.views import render_memory
+
+
+def upsert_memory(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
+    """Entries are keyed by id; writing an id again replaces it, so a re-run never doubles."""
+    out = list(left or [])
+    index = {m["id"]: i for i, m in enumerate(out)}
+    for m in right or []:
+        if m["id"] in index:
+            out[index[m["id"]]] = m
+        else:
+            index[m["id"]] = len(out)
+            out.append(m)
+    return out
+
+
+class AgentState(TypedDict, total=False):
+    asks: list[Ask]
+    answers: dict[str, Decision]
+    memory: Annotated[list[dict[str, Any]], upsert_memory]
+
+
+class ReviewAnswer(BaseModel):
+    """The umpire's review of a draft: accept it, or send an edited text."""
+
+    accept: bool = True
+    text: str = ""
+
+
+def _memory_text(memory: list[dict[str, Any]]) -> str:
+    return render_memory(memory)
+
+
+def decide(state: AgentState) -> dict[str, Any]:
+    """Ask the seat's decider each question of this step (model calls before any review)."""
+    answers: dict[str, Decision] = {}
+    memory = _memory_text(state.get("memory", []))
+    for ask in state.get("asks", []):
+        seat = ask.get("seat", {})
+        schema = schema_for(ask)
+        decider = decider_for(seat)
+        if seat.get("kind") in ("scripted", "human") or seat.get("model") == "scripted":
+            # No model call to trace, but the prompt is still recorded: asymmetry tests read it.
+            record_call(
+                seat.get("trace_path"),
+                {
+                    "role": ask["role"],
+                    "node": ask["phase"],
+                    "task": ask["task"],
+                    "ask_id": ask["id"],
+                    "round": ask["round"],
+                    "event": seat.get("kind", "scripted"),
+                    "messages": [
+                        {"role": "system", "content": ask["system"]},
+                        {
+                            "role": "human",
+                            "content": user_prompt(ask, memory, flat_json_schema(schema)),
+                        },
+                    ],
+                },
+            )
+        answers[ask["id"]] = decider.decide(ask, schema, memory=memory)
+    return {"answers": answers}
+
+
+def review(state: AgentState) -> dict[str, Any]:
+    """With `review: true`, a person accepts or edits a reviewable draft before it is recorded."""
+    answers = dict(state.get("answers", {}))
+    for ask in state.get("asks", []):
+        if not (ask.get("reviewable") and ask.get("seat", {}).get("review")):
+            continue
+        draft = answers[ask["id"]]
+        error = ""
+        while True:
+            reply = interrupt(
+                {
+                    "seat": ask["role"],
+                    "ask_id": ask["id"] + ".review",
+                    "task": "review",
+                    "question": "Accept this draft, or send an edited text.",
+                    "draft": draft["value"],
+                    "schema": flat_json_schema(ReviewAnswer),
+                    "error": error,
+                }
+            )
+            try:
+                verdict = parse_answer(reply, ReviewAnswer)
+                break
+            except ValueError as err:
+                error = str(err)
+        if not verdict.accept and verdict.text.strip():
+            value = dict(draft["value"])
+            text_field = next((k for k, v in value.items() if isinstance(v, str)), "text")
+            value[text_field] = verdict.text.strip()
+            answers[ask["id"]] = {"value": value, "source": "reviewed"}
+    return {"answers": answers}
+
+
+def remember(state: AgentState) -> dict[str, Any]:
+    """Keep what this seat decided as its private notes (diaries replace their slot)."""
+    entries = []
+    for ask in state.get("asks", []):
+        ans = state.get("answers", {}).get(ask["id"])
+        if not ans:
+            continue
+        text = next((v for v in ans["value"].values() if isinstance(v, str) and v), "")
+        if not text:
+            continue
+        entries.append(
+            {
+                "id": ask.get("memory_slot") or ask["id"],
+                "round": ask["round"],
+                "task": ask["task"],
+                "text": f"(round {ask['round']}, {ask['task']}) {text[:600]}",
+            }
+        )
+    return {"memory": entries}
+
+
+def build_agent() -> StateGraph:
+    g = StateGraph(AgentState)
+    g.add_node("decide", decide)
+    g.add_node("review", review)
+    g.add_node("remember", remember)
+    g.add_edge(START, "decide")
+    g.add_edge("decide", "review")
+    g.add_edge("review", "remember")
+    g.add_edge("remember", END)
+    return g
+
+
+# One compiled subgraph serves every seat: `checkpointer=True` namespaces its persisted state by
+# the calling node's name (`agent_<role>`), so each role's memory stays its own.
+agent_graph = build_agent().compile(checkpointer=True)
+
+
+def agent_node_name(role: str) -> str:
+    return f"agent_{role}"
+
+
+def make_agent_node(role: str):
+    def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
+        asks = [a for a in payload.get("asks", []) if a["role"] == role]
+        out = agent_graph.invoke({"asks": asks, "answers": {}})
+        answers = out.get("answers", {})
+        return {"pending": {ask_id: answers[ask_id] for ask_id in answers}}
+
+    agent.__name__ = agent_node_name(role)
+    return agent

@@ -1,0 +1,391 @@
+"""Deciders: every choice in a game is asked of one — a model, a person (interrupt) or a script.
+
+An `Ask` is plain data (it travels in `Send` payloads and checkpoints); its answer schema is
+looked up by name in a registry so dynamic schemas (e.g. one enum of legal orders per unit) work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from collections.abc import Callable
+from typing import Any, NotRequired, TypedDict
+
+from pydantic import BaseModel, ValidationError
+
+from wargraph.models import (
+    ModelRef,
+    chat_model,
+    endpoint_limit,
+    parse_model_ref,
+    structured_kwargs,
+    usage_of,
+)
+from wargraph.trace import record_call
+
+
+class Seat(TypedDict, total=False):
+    """Who answers an ask, resolved from the scenario and the run's context."""
+
+    kind: str  # ai | human | scripted
+    model: str
+    temperature: float
+    max_tokens: int
+    seed: int
+    review: bool
+    retries: int
+    timeout: float
+    trace_path: str | None
+
+
+class Ask(TypedDict):
+    id: str  # unique and stable: where in the game the question is asked
+    role: str
+    phase: str
+    round: int
+    task: str  # what is asked, in the game's language: plan, combine, adjudicate, orders ...
+    system: str  # instructions only (never other agents' text)
+    context: str  # the role's view, quoted as data
+    question: str
+    schema: str  # name in the schema registry
+    schema_args: NotRequired[dict[str, Any]]
+    fallback: dict[str, Any]  # the documented fallback, valid under the schema
+    seat: NotRequired[Seat]
+    reviewable: NotRequired[bool]
+    memory_slot: NotRequired[str]  # remember the answer under this key (replaces older)
+    scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
+
+
+class Decision(TypedDict):
+    value: dict[str, Any]
+    source: str  # model | fallback | human | scripted | reviewed
+    note: NotRequired[str]
+
+
+# --- the schema registry --------------------------------------------------------------------
+
+SchemaFactory = Callable[[dict[str, Any]], type[BaseModel]]
+_SCHEMAS: dict[str, SchemaFactory] = {}
+
+
+def register_schema(name: str, factory: SchemaFactory | type[BaseModel]) -> None:
+    if isinstance(factory, type) and issubclass(factory, BaseModel):
+        model = factory
+        _SCHEMAS[name] = lambda _args: model
+    else:
+        _SCHEMAS[name] = factory  # type: ignore[assignment]
+
+
+def schema_for(ask: Ask) -> type[BaseModel]:
+    try:
+        factory = _SCHEMAS[ask["schema"]]
+    except KeyError:
+        raise KeyError(f"no answer schema registered as {ask['schema']!r}") from None
+    return factory(ask.get("schema_args") or {})
+
+
+def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema."""
+    schema = model.model_json_schema()
+    defs = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(defs[node["$ref"].split("/")[-1]])
+            return {k: inline(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema)
+
+
+_LENGTH_KEYS = ("maxLength", "minLength")
+
+
+def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema sent to the backend: llama.cpp unrolls string lengths into grammar rules and
+    refuses long ones, so lengths are left to `max_tokens` and enforced when parsing."""
+    if isinstance(schema, dict):
+        return {k: grammar_schema(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
+    if isinstance(schema, list):
+        return [grammar_schema(v) for v in schema]
+    return schema
+
+
+def fit_lengths(value: Any, schema: dict[str, Any]) -> Any:
+    """Documented fallback for over-long text: cut it to the field's maxLength."""
+    if isinstance(value, str) and "maxLength" in schema:
+        return value[: schema["maxLength"]]
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        return {k: fit_lengths(v, props.get(k, {})) for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [fit_lengths(v, schema["items"]) for v in value]
+    return value
+
+
+# --- parsing model output ---------------------------------------------------------------------
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
+    """Validate a model's or a person's answer. Raises ValueError with a message to send back."""
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump()
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            raise ValueError("the answer was empty")
+        fenced = _FENCE.search(text)
+        if fenced:
+            text = fenced.group(1).strip()
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as err:
+            start, end = text.find("{"), text.rfind("}")
+            try:
+                if start < 0 or end <= start:
+                    raise err
+                raw = json.loads(text[start : end + 1])
+            except json.JSONDecodeError:
+                text_fields = [n for n, f in schema.model_fields.items() if f.annotation is str]
+                if len(schema.model_fields) == 1 and text_fields:
+                    raw = {text_fields[0]: text}  # a plain-text answer to a one-text-field question
+                else:
+                    raise ValueError(f"the answer was not valid JSON ({err.msg})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"the answer must be a JSON object, not {type(raw).__name__}")
+    raw = fit_lengths(raw, flat_json_schema(schema))
+    try:
+        return schema.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}" for e in err.errors()[:5]
+        )
+        raise ValueError(f"the answer did not match the schema ({problems})") from None
+
+
+# --- the three deciders -------------------------------------------------------------------------
+
+
+def stable_seed(*parts: Any) -> int:
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class ScriptedDecider:
+    """Deterministic and seeded: the same seed and ask give the same schema-valid answer.
+
+    For tests and benchmarks only; it reads nothing and plays no strategy."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
+        rng = random.Random(stable_seed(self.seed, ask["id"]))
+        value = scripted_value(flat_json_schema(schema), rng, f"{ask['role']} {ask['task']}")
+        value.update(ask.get("scripted") or {})
+        try:
+            checked = schema.model_validate(value).model_dump()
+            return {"value": checked, "source": "scripted"}
+        except ValidationError as err:
+            # A schema with constraints the generator does not know: the documented fallback.
+            return {"value": ask["fallback"], "source": "fallback", "note": str(err)[:300]}
+
+
+_WORDS = (
+    "hold the line, open talks, move reserves forward, ask allies for support, "
+    "issue a public statement, secure the border, offer a ceasefire, call an emergency meeting"
+).split(", ")
+
+
+def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> Any:
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
+            return scripted_value(options[0], rng, label)
+    kind = schema.get("type", "string")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: scripted_value(v, rng, f"{label} {k}") for k, v in props.items()}
+    if kind == "array":
+        lo = schema.get("minItems", 1)
+        hi = max(lo, min(schema.get("maxItems", 2), 2))
+        return [scripted_value(schema.get("items", {}), rng, label) for _ in range(rng.randint(lo, hi))]
+    if kind == "integer":
+        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 5))
+    if kind == "number":
+        return round(rng.uniform(schema.get("minimum", 0.0), schema.get("maximum", 1.0)), 3)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    text = f"{label}: {rng.choice(_WORDS)}"
+    lo, hi = schema.get("minLength", 0), schema.get("maxLength")
+    text = text.ljust(lo, ".")
+    return text[:hi] if hi else text
+
+
+class LLMDecider:
+    """Prompt + model + schema: grammar-constrained where the backend allows, validated, re-asked
+    once with the validation error, then the ask's documented fallback. Every call is traced."""
+
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
+        self.ref: ModelRef = parse_model_ref(seat.get("model"))
+
+    def _model(self):
+        return chat_model(
+            self.ref,
+            temperature=float(self.seat.get("temperature", 0.7)),
+            max_tokens=int(self.seat.get("max_tokens", 200)),
+            seed=int(self.seat.get("seed", 0)),
+            timeout=float(self.seat.get("timeout", 60.0)),
+        )
+
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        json_schema = flat_json_schema(schema)
+        bind = structured_kwargs(
+            self.ref, grammar_schema(json_schema), name=ask["schema"].replace(".", "_")
+        )
+        messages = [SystemMessage(ask["system"]), HumanMessage(user_prompt(ask, memory, json_schema))]
+        last_error = ""
+        for attempt in (1, 2):
+            raw, error = self._call(ask, messages, bind, attempt)
+            if error is None:
+                try:
+                    value = parse_answer(raw, schema).model_dump()
+                    return {"value": value, "source": "model"}
+                except ValueError as err:
+                    error = str(err)
+            last_error = error
+            messages = [
+                *messages,
+                AIMessage(raw or ""),
+                HumanMessage(
+                    f"That answer was not usable: {error}. Answer again with one JSON object "
+                    "that matches the schema."
+                ),
+            ]
+        record_call(
+            self.seat.get("trace_path"),
+            {**_where(ask), "event": "fallback", "reason": last_error, "output": ask["fallback"]},
+        )
+        return {"value": ask["fallback"], "source": "fallback", "note": last_error}
+
+    def _call(self, ask: Ask, messages: list, bind: dict, attempt: int) -> tuple[str, str | None]:
+        """One model call with transport retries and back-off; returns (text, error or None)."""
+        retries = int(self.seat.get("retries", 2))
+        error: str | None = None
+        for trial in range(retries + 1):
+            start = time.perf_counter()
+            try:
+                with endpoint_limit(self.ref):
+                    reply = self._model().invoke(messages, **bind)
+                text = str(reply.content)
+                pt, ct = usage_of(reply)
+                record_call(
+                    self.seat.get("trace_path"),
+                    {
+                        **_where(ask),
+                        "event": "call",
+                        "attempt": attempt,
+                        "model": str(self.ref),
+                        "messages": [{"role": m.type, "content": str(m.content)} for m in messages],
+                        "output": text,
+                        "prompt_tokens": pt,
+                        "completion_tokens": ct,
+                        "latency_s": round(time.perf_counter() - start, 4),
+                    },
+                )
+                return text, None
+            except Exception as exc:  # endpoint faults of every kind end in the fallback
+                error = f"{type(exc).__name__}: {str(exc)[:300]}"
+                record_call(
+                    self.seat.get("trace_path"),
+                    {
+                        **_where(ask),
+                        "event": "fault",
+                        "attempt": attempt,
+                        "trial": trial,
+                        "model": str(self.ref),
+                        "messages": [{"role": m.type, "content": str(m.content)} for m in messages],
+                        "error": error,
+                        "latency_s": round(time.perf_counter() - start, 4),
+                    },
+                )
+                if trial < retries:
+                    time.sleep(min(0.25 * 2**trial, 4.0))
+        return "", error
+
+
+class HumanDecider:
+    """A person in the seat: `interrupt()` with the role's view, the question and the schema.
+
+    An invalid answer comes back with the error and the seat stays open; nothing is lost. Each
+    retry is a new interrupt, so on resume LangGraph replays the earlier answers in order."""
+
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
+        from langgraph.types import interrupt
+
+        error = ""
+        while True:
+            payload = {
+                "seat": ask["role"],
+                "ask_id": ask["id"],
+                "round": ask["round"],
+                "phase": ask["phase"],
+                "task": ask["task"],
+                "instructions": ask["system"],
+                "view": ask["context"],
+                "memory": memory,
+                "question": ask["question"],
+                "schema": flat_json_schema(schema),
+                "error": error,
+            }
+            answer = interrupt(payload)
+            try:
+                value = parse_answer(answer, schema).model_dump()
+                return {"value": value, "source": "human"}
+            except ValueError as err:
+                error = str(err)
+
+
+def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider:
+    kind = seat.get("kind", "ai")
+    if kind == "human":
+        return HumanDecider()
+    if kind == "scripted" or seat.get("model") == "scripted":
+        return ScriptedDecider(int(seat.get("seed", 0)))
+    return LLMDecider(seat)
+
+
+def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
+    """Stable parts first (the view grows at its end), the question and schema last."""
+    parts = [ask["context"]]
+    if memory:
+        parts.append("Your private notes from earlier (yours alone):\n" + memory)
+    parts.append(ask["question"])
+    fields = ", ".join(json_schema.get("properties", {}))
+    parts.append(f"Answer with one JSON object with the fields: {fields}.")
+    return "\n\n".join(p for p in parts if p)
+
+
+def _where(ask: Ask) -> dict[str, Any]:
+    return {
+        "role": ask["role"],
+        "node": ask["phase"],
+        "task": ask["task"],
+        "ask_id": ask["id"],
+        "round": ask["round"],
+    }

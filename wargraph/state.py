@@ -1,0 +1,100 @@
+"""The game state shared by every family: the append-only event record, the world, pending moves."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired, TypedDict
+
+EVERYONE = "*"
+
+
+class Event(TypedDict):
+    """One entry of the game record. `audience` is ["*"] or the roles/teams that may see it."""
+
+    id: str
+    round: int
+    phase: str
+    kind: str  # message, plan, action, order, narration, inject, summary, verdict, answer ...
+    author: str
+    audience: list[str]
+    text: str
+    data: NotRequired[dict[str, Any]]
+
+
+def add_events(left: list[Event] | None, right: list[Event] | Event | None) -> list[Event]:
+    """Append events, skipping ids already recorded: a re-run step never doubles the record."""
+    left = list(left or [])
+    if right is None:
+        return left
+    if isinstance(right, dict):
+        right = [right]
+    seen = {e["id"] for e in left}
+    for e in right:
+        if e["id"] not in seen:
+            left.append(e)
+            seen.add(e["id"])
+    return left
+
+
+CLEAR = "__clear__"
+
+
+def merge_pending(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Parallel branches each add their own key; `{CLEAR: True}` empties it for the next phase."""
+    if right is None:
+        return dict(left or {})
+    if right.get(CLEAR):
+        return {k: v for k, v in right.items() if k != CLEAR}
+    return {**(left or {}), **right}
+
+
+def merge_world(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """World updates are shallow merges so a phase only writes what it changed."""
+    return {**(left or {}), **(right or {})}
+
+
+class GameInput(TypedDict, total=False):
+    """What a run starts from: a shipped scenario name, a path or an inline scenario, plus `--set`."""
+
+    scenario: str | dict[str, Any]
+    overrides: dict[str, Any]
+    rounds: int
+
+
+class GameState(TypedDict, total=False):
+    scenario: str | dict[str, Any]
+    overrides: dict[str, Any]
+    spec: dict[str, Any]  # the validated scenario (model_dump), set once by `setup`
+    round: int
+    phase: str
+    events: Annotated[list[Event], add_events]
+    world: Annotated[dict[str, Any], merge_world]
+    pending: Annotated[dict[str, Any], merge_pending]
+    done: bool
+    error: str
+
+
+def make_event(
+    *,
+    round: int,
+    phase: str,
+    kind: str,
+    author: str,
+    text: str,
+    audience: list[str] | None = None,
+    data: dict[str, Any] | None = None,
+    key: str = "",
+) -> Event:
+    """Ids are derived from where the event happens, so replays and resumes dedupe exactly."""
+    eid = f"r{round}.{phase}.{kind}.{author}" + (f".{key}" if key else "")
+    ev: Event = {
+        "id": eid,
+        "round": round,
+        "phase": phase,
+        "kind": kind,
+        "author": author,
+        "audience": list(audience) if audience else [EVERYONE],
+        "text": text,
+    }
+    if data:
+        ev["data"] = data
+    return ev

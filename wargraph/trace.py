@@ -1,0 +1,42 @@
+"""trace.jsonl: one line per model call, with the full prompt, output, tokens and latency."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+_lock = threading.Lock()
+
+
+def record_call(path: str | None, entry: dict[str, Any]) -> None:
+    """Append one call; a failed write never stops a game (the trace is a log, not the record)."""
+    entry = {"ts": round(time.time(), 3), **entry}
+    target = path or os.environ.get("WARGRAPH_TRACE")
+    if not target:
+        return
+    try:
+        line = json.dumps(entry, ensure_ascii=False, default=str)
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        with _lock, open(target, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    except OSError:
+        pass
+
+
+def read_trace(path: str | Path) -> list[dict[str, Any]]:
+    out = []
+    p = Path(path)
+    if not p.exists():
+        return out
+    for line in p.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line:
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut by a kill; the rest still counts
+    return out
