@@ -6,6 +6,7 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.prompts import render_prompt
+
 from wargraph.scenario import Question
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
@@ -24,10 +25,14 @@ def question_ask(table: Table, q: Question, *, role: str, context: str):
         key=q.id,
         system=render_prompt("control_system", table.variant(role)),
         context=context,
-        question=render_prompt("analyze_question", table.variant(role), question=q.text, options=options),
+        question=render_prompt(
+            "analyze_question", table.variant(role), question=q.text, options=options
+        ),
         schema="choice" if q.options else "answer",
         schema_args={"options": q.options} if q.options else None,
-        fallback={"choice": "undetermined", "evidence": ""} if q.options else {"answer": "undetermined"},
+        fallback={"choice": "undetermined", "evidence": ""}
+        if q.options
+        else {"answer": "undetermined"},
     )
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.prompts import render_prompt
+
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
 
@@ -18,7 +19,9 @@ def negotiators(table: Table) -> list[str]:
     return [a if a in s.players else s.teams[a].leader for a in s.actors]
 
 
-def negotiate(state: GameState, table: Table, *, exchanges: int = 1, limit: int = 2) -> dict[str, Any]:
+def negotiate(
+    state: GameState, table: Table, *, exchanges: int = 1, limit: int = 2
+) -> dict[str, Any]:
     speakers = negotiators(table)
     exchange = int(table.state.get("world", {}).get(EXCHANGES_KEY, 0)) + 1
     if exchange > exchanges:

@@ -8,6 +8,7 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.prompts import render_prompt
+
 from wargraph.deciders import Ask
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
@@ -118,7 +119,9 @@ def _plan_events(table: Table, players_for: list[tuple[str, str | None]]) -> lis
                 author=role,
                 text=text,
                 audience=audience,
-                data={"source": decision["source"], "team": team} if team else {"source": decision["source"]},
+                data={"source": decision["source"], "team": team}
+                if team
+                else {"source": decision["source"]},
                 key=team or "",
             )
         )

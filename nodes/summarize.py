@@ -7,6 +7,7 @@ from typing import Any
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.nodes.negotiate import negotiators
 from wargraph.prompts import render_prompt
+
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
 
@@ -22,7 +23,9 @@ def summarize(state: GameState, table: Table) -> dict[str, Any]:
                     "diary",
                     system=render_prompt("player_system", table.variant(r)),
                     context=table.view_text(r),
-                    question=render_prompt("summarize_question", table.variant(r), round=table.round),
+                    question=render_prompt(
+                        "summarize_question", table.variant(r), round=table.round
+                    ),
                     schema="diary",
                     fallback={"summary": "Nothing new to note."},
                     memory_slot="diary",

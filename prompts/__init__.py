@@ -22,6 +22,8 @@ def load_prompt(name: str, variant: str = "v1") -> str:
 
 def render_prompt(name: str, variant: str = "v1", **values: object) -> str:
     """Fill a template; unknown placeholders stay as they are rather than failing a game."""
-    return Template(load_prompt(name, variant)).safe_substitute(
-        {k: "" if v is None else str(v) for k, v in values.items()}
-    ).strip()
+    return (
+        Template(load_prompt(name, variant))
+        .safe_substitute({k: "" if v is None else str(v) for k, v in values.items()})
+        .strip()
+    )

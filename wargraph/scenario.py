@@ -79,7 +79,7 @@ class FlowSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     phases: list[str] = Field(min_length=1)
-    rounds: int = Field(default=1, ge=1, le=100)
+    exchanges: int = Field(default=1, ge=1, le=10)  # negotiation exchanges per round
 
 
 class Scenario(BaseModel):
@@ -109,6 +109,8 @@ class Scenario(BaseModel):
             role.name = name
         if not self.control.name:
             self.control.name = "control"
+        if self.flow is not None and self.family == "crisis":
+            self.family = "flow"
         for i, q in enumerate(self.questions):
             q.id = q.id or f"q{i + 1}"
         known_roles = set(self.players) | {self.control.name}
@@ -259,7 +261,9 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any], source: str
             where = ".".join(parts[: i + 1])
             if isinstance(node, list):
                 if not part.isdigit() or int(part) >= len(node):
-                    raise ScenarioError(f"{source}: --set {dotted}: {where} is not an index of the list")
+                    raise ScenarioError(
+                        f"{source}: --set {dotted}: {where} is not an index of the list"
+                    )
                 if last:
                     node[int(part)] = value
                 else:

@@ -1,0 +1,51 @@
+# Two commands for a newcomer: `make demo` plays a game on the embedded model, `make test` runs
+# every test. Each creates or updates the local virtual environment (.venv) by itself; the first
+# run compiles llama-cpp-python from source (about 8 minutes on 2 cores), later runs reuse it.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+export LANGSMITH_TRACING ?= false
+export LANGSMITH_TEST_TRACKING ?= false
+export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
+
+.PHONY: venv demo test test-fast bench lint format chromium clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: venv
+	$(VENV)/bin/wargraph play azuristan_crimsonia --rounds 2 --out runs/demo --db runs/demo.sqlite
+	@echo; cat runs/demo/transcript.md
+
+# Debian's Chromium for the browser tests (never a browser download of a test tool's own).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium not installed and no root: browser tests will be skipped"; fi; }
+
+test: venv chromium
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+test-fast: venv
+	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"
+
+bench: venv
+	$(PY) -m benchmarks
+
+lint: venv
+	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+
+format: venv
+	$(PY) -m ruff format . && $(PY) -m ruff check --fix .
+
+clean:
+	rm -rf runs .pytest_cache .ruff_cache build dist *.egg-info

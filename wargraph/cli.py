@@ -1,0 +1,330 @@
+"""The `wargraph` command line (Typer + Rich)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table as RichTable
+
+# Offline by default: nothing may try to reach LangSmith unless a key is set.
+if not os.environ.get("LANGSMITH_API_KEY"):
+    os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+app = typer.Typer(
+    help="Wargames and negotiation games played by language models and people, on LangGraph.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+eval_app = typer.Typer(help="Score finished games.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+console = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _known_errors() -> tuple[type[Exception], ...]:
+    from wargraph.models import ModelRefError
+    from wargraph.records import RecordError
+    from wargraph.runner import GameError
+    from wargraph.scenario import ScenarioError
+
+    return (ScenarioError, GameError, ModelRefError, RecordError, FileNotFoundError)
+
+
+def _context(model: str, role_model: list[str], seed: int, human: list[str]):
+    from wargraph.context import GameContext
+    from wargraph.models import parse_model_ref
+
+    parse_model_ref(model)
+    per_role: dict[str, str] = {}
+    for item in role_model:
+        role, sep, ref = item.partition("=")
+        if not sep or not role or not ref:
+            fail(f"--role-model {item!r}: expected ROLE=MODEL, e.g. control=openai:gpt-4o-mini")
+        parse_model_ref(ref)
+        per_role[role] = ref
+    return GameContext(model=model, role_models=per_role, seed=seed, humans=list(human))
+
+
+def terminal_human(payload: dict[str, Any]) -> Any:
+    """One person at the terminal answers a seat's question; invalid answers come back with the error."""
+    seat = payload.get("seat", "?")
+    if payload.get("task") == "review":
+        console.print(Panel(json.dumps(payload.get("draft"), indent=2), title=f"{seat}: review"))
+    else:
+        console.print(Panel(payload.get("view", ""), title=f"what {seat} knows", expand=False))
+    if payload.get("error"):
+        console.print(f"[red]Your last answer was not accepted:[/] {payload['error']}")
+    console.print(f"[bold]{seat}[/], {payload.get('question', '')}")
+    props = payload.get("schema", {}).get("properties", {})
+    text_only = len(props) == 1 and next(iter(props.values())).get("type") == "string"
+    if not text_only:
+        for name, spec in props.items():
+            hint = (
+                f" one of {spec['enum']}" if "enum" in spec else f" ({spec.get('type', 'value')})"
+            )
+            console.print(f"  {name}:{hint}")
+        console.print("Answer with one JSON object on one line.")
+    try:
+        line = input("> ")
+    except EOFError:
+        fail(
+            "no answer on standard input; the game is saved, continue it with `wargraph resume`", 3
+        )
+    return line
+
+
+def _progress_printer():
+    def show(node: str, values: dict[str, Any]) -> None:
+        for e in values.get("events", []) or []:
+            if e.get("kind") in ("narration", "inject", "answer", "verdict", "incident"):
+                console.print(f"[dim]round {e['round']}[/] [bold]{e['author']}[/] · {e['kind']}")
+                console.print("  " + str(e["text"])[:400].replace("\n", "\n  "), highlight=False)
+
+    return show
+
+
+def _report(result) -> None:
+    if result.values.get("error"):
+        fail(result.values["error"])
+    if result.interrupts:
+        seats = ", ".join(i["value"].get("seat", "?") for i in result.interrupts)
+        console.print(
+            f"[yellow]Waiting for: {seats}.[/] Resume with `wargraph resume --thread "
+            f"{result.thread_id}`."
+        )
+    else:
+        console.print(f"[green]Game over[/] after round {result.values.get('round')}.")
+    if result.out_dir:
+        console.print(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
+    console.print(f"thread: {result.thread_id}")
+
+
+@app.command()
+def play(
+    scenario: Annotated[str, typer.Argument(help="A shipped scenario name or a YAML path.")],
+    model: Annotated[
+        str, typer.Option(help="embedded | scripted | gguf:PATH | openai:MODEL[@URL]")
+    ] = "embedded",
+    role_model: Annotated[list[str], typer.Option(help="ROLE=MODEL, repeatable.")] = [],
+    rounds: Annotated[int | None, typer.Option(help="Number of moves/rounds.")] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    human: Annotated[
+        list[str], typer.Option(help="Play this role at the terminal; repeatable.")
+    ] = [],
+    set_: Annotated[list[str], typer.Option("--set", help="KEY=VALUE scenario override.")] = [],
+    db: Annotated[Path, typer.Option(help="SQLite checkpoint store.")] = Path("wargraph.sqlite"),
+    thread: Annotated[str | None, typer.Option(help="Thread id (default: new).")] = None,
+    out: Annotated[
+        Path, typer.Option(help="Folder for record.json, trace.jsonl, transcript.md.")
+    ] = Path("runs/latest"),
+    max_year: Annotated[int | None, typer.Option(help="Diplomacy: last year played.")] = None,
+    negotiation_rounds: Annotated[
+        int | None, typer.Option(help="Diplomacy: negotiation rounds.")
+    ] = None,
+) -> None:
+    """Play a game; any role can be a person (--human) or another model (--role-model)."""
+    from wargraph.runner import play as run_play
+
+    overrides = list(set_)
+    if rounds is not None:
+        overrides.append(f"rounds={rounds}")
+    if max_year is not None:
+        overrides.append(f"diplomacy.max_year={max_year}")
+    if negotiation_rounds is not None:
+        overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
+    try:
+        ctx = _context(model, role_model, seed, human)
+        with console.status(f"playing {scenario} on {model} ..."):
+            result = run_play(
+                scenario,
+                overrides=overrides,
+                context=ctx,
+                db=db,
+                thread_id=thread,
+                out_dir=out,
+                human_io=terminal_human if human else None,
+                progress=_progress_printer(),
+            )
+    except _known_errors() as exc:
+        fail(str(exc))
+    _report(result)
+
+
+@app.command()
+def resume(
+    thread: Annotated[str, typer.Option(help="Thread id of the game.")],
+    db: Annotated[Path, typer.Option()] = Path("wargraph.sqlite"),
+    out: Annotated[Path, typer.Option()] = Path("runs/latest"),
+) -> None:
+    """Continue a stored game from its last checkpoint."""
+    from wargraph.runner import load_run
+    from wargraph.runner import resume as run_resume
+
+    try:
+        _, ctx = load_run(db, thread)
+        with console.status(f"resuming {thread} ..."):
+            result = run_resume(
+                db=db,
+                thread_id=thread,
+                out_dir=out,
+                human_io=terminal_human if ctx.humans else None,
+                progress=_progress_printer(),
+            )
+    except _known_errors() as exc:
+        fail(str(exc))
+    _report(result)
+
+
+@app.command()
+def scenarios() -> None:
+    """List the shipped scenarios."""
+    from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
+
+    table = RichTable("name", "family", "title", "seats")
+    for name, _path in sorted(shipped_scenarios().items()):
+        try:
+            sc = load_scenario(name)
+            table.add_row(name, sc.family, sc.title, str(len(sc.roles)))
+        except (ScenarioError, ImportError) as exc:
+            table.add_row(name, "?", f"[red]{str(exc)[:80]}[/]", "")
+    console.print(table)
+
+
+@app.command()
+def validate(
+    file: Annotated[str, typer.Argument(help="Scenario name or YAML path.")],
+    set_: Annotated[list[str], typer.Option("--set")] = [],
+) -> None:
+    """Check a scenario file; a bad one gets one clear message per problem."""
+    from wargraph.runner import check_scenario
+
+    try:
+        sc = check_scenario(file, set_)
+    except _known_errors() as exc:
+        fail(str(exc))
+    console.print(
+        f"[green]ok[/] {sc.title} ({sc.family}, {len(sc.roles)} seats, {sc.rounds} rounds)"
+    )
+
+
+@app.command()
+def graph(
+    scenario: Annotated[str, typer.Argument()],
+    set_: Annotated[list[str], typer.Option("--set")] = [],
+) -> None:
+    """Print the Mermaid text of the compiled game graph."""
+    from wargraph.runner import build_for
+    from wargraph.scenario import load_scenario
+
+    try:
+        g = build_for(load_scenario(scenario, set_)).compile()
+    except _known_errors() as exc:
+        fail(str(exc))
+    sys.stdout.write(g.get_graph(xray=True).draw_mermaid())
+
+
+@app.command()
+def prepare(
+    prompt: Annotated[str, typer.Argument(help="A short description of the crisis to prepare.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Scenario YAML to write.")],
+    model: Annotated[str, typer.Option()] = "embedded",
+    seed: Annotated[int, typer.Option()] = 0,
+) -> None:
+    """The control prepares a scenario (setting, players with personas, injects) from a prompt."""
+    from wargraph.posthoc import prepare_scenario, write_scenario
+
+    try:
+        with console.status("preparing the scenario ..."):
+            data, source = prepare_scenario(prompt, model=model, seed=seed)
+        write_scenario(data, output)
+    except _known_errors() as exc:
+        fail(str(exc))
+    note = "" if source == "model" else " (the model's answer was unusable: the fallback was used)"
+    console.print(f"[green]wrote[/] {output}{note}; play it with `wargraph play {output}`")
+
+
+@app.command()
+def ask(
+    record: Annotated[Path, typer.Argument(help="record.json or its folder.")],
+    question: Annotated[str, typer.Argument()],
+    option: Annotated[list[str], typer.Option(help="A multiple-choice option; repeatable.")] = [],
+    model: Annotated[str, typer.Option()] = "embedded",
+) -> None:
+    """Ask the control a follow-up question about a finished game."""
+    from wargraph.posthoc import ask_record
+    from wargraph.records import load_record
+
+    try:
+        with console.status("asking the control ..."):
+            answer = ask_record(load_record(record), question, options=option, model=model)
+    except _known_errors() as exc:
+        fail(str(exc))
+    console.print(answer)
+
+
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option()] = 2024,
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+) -> None:
+    """Start the LangGraph server (langgraph dev) on loopback, offline, with the players' pages."""
+    try:
+        module = importlib.import_module("wargraph.server.serve")
+    except ModuleNotFoundError:
+        fail("the server package is not installed")
+    module.serve(host=host, port=port)
+
+
+def _optional(module: str, attr: str):
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ModuleNotFoundError, AttributeError):
+        fail(f"{module}.{attr} is not available in this installation")
+
+
+@eval_app.command("waragent")
+def eval_waragent(
+    records: Annotated[list[Path], typer.Argument(help="record.json files or folders.")],
+    out: Annotated[Path, typer.Option()] = Path("runs/eval_waragent"),
+) -> None:
+    """Accuracy against history: per-run scores, mean ± sd, board-evolution figures."""
+    fn = _optional("wargraph.evals.waragent", "eval_waragent")
+    try:
+        fn(records, out)
+    except _known_errors() as exc:
+        fail(str(exc))
+
+
+@eval_app.command("diplomacy")
+def eval_diplomacy(
+    records: Annotated[list[Path], typer.Argument(help="record.json files or folders.")],
+    out: Annotated[Path, typer.Option()] = Path("runs/eval_diplomacy"),
+) -> None:
+    """Game scores, order statistics, relationships and token use."""
+    fn = _optional("wargraph.evals.diplomacy", "eval_diplomacy")
+    try:
+        fn(records, out)
+    except _known_errors() as exc:
+        fail(str(exc))
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

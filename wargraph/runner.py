@@ -1,0 +1,223 @@
+"""Play, resume and fork games with a SQLite checkpointer; answer human seats; write the records."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import StateGraph
+from langgraph.types import Command
+
+from wargraph.context import GameContext
+from wargraph.records import build_record, write_record
+from wargraph.scenario import Scenario, ScenarioError, load_scenario, validate_data
+
+HumanIO = Callable[[dict[str, Any]], Any]
+Progress = Callable[[str, dict[str, Any]], None]
+DEFAULT_DB = "wargraph.sqlite"
+
+
+class GameError(RuntimeError):
+    pass
+
+
+@dataclass
+class PlayResult:
+    thread_id: str
+    values: dict[str, Any]
+    record: dict[str, Any]
+    out_dir: Path | None
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.values.get("done")) and not self.interrupts
+
+
+def family_module(scenario: Scenario):
+    family = "crisis" if scenario.family == "crisis" else scenario.family
+    try:
+        return importlib.import_module(f"wargraph.graphs.{family}")
+    except ModuleNotFoundError as err:
+        raise GameError(f"game family {family!r} is not available ({err})") from None
+
+
+def build_for(scenario: Scenario) -> StateGraph:
+    return family_module(scenario).build(scenario)
+
+
+@contextmanager
+def sqlite_saver(db: str | Path):
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        saver.setup()
+        _runs_table(conn)
+        yield saver
+    finally:
+        conn.close()
+
+
+def _runs_table(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS wargraph_runs "
+        "(thread_id TEXT PRIMARY KEY, scenario TEXT NOT NULL, context TEXT NOT NULL)"
+    )
+    conn.commit()
+
+
+def _save_run(conn: sqlite3.Connection, thread_id: str, scenario: Scenario, ctx: GameContext):
+    conn.execute(
+        "INSERT OR REPLACE INTO wargraph_runs VALUES (?, ?, ?)",
+        (thread_id, json.dumps(scenario.model_dump()), json.dumps(dataclasses.asdict(ctx))),
+    )
+    conn.commit()
+
+
+def load_run(db: str | Path, thread_id: str) -> tuple[Scenario, GameContext]:
+    """The scenario and settings a stored game was started with (for resume and replay)."""
+    if not Path(db).exists():
+        raise GameError(f"{db}: no such checkpoint database")
+    conn = sqlite3.connect(str(db))
+    try:
+        _runs_table(conn)
+        row = conn.execute(
+            "SELECT scenario, context FROM wargraph_runs WHERE thread_id = ?", (thread_id,)
+        ).fetchone()
+    finally:
+        conn.close()
+    if row is None:
+        raise GameError(f"{db}: no game with thread id {thread_id!r}")
+    ctx = GameContext(**json.loads(row[1]))
+    return validate_data(json.loads(row[0]), f"{db}#{thread_id}"), ctx
+
+
+def list_runs(db: str | Path) -> list[str]:
+    if not Path(db).exists():
+        return []
+    conn = sqlite3.connect(str(db))
+    try:
+        _runs_table(conn)
+        return [r[0] for r in conn.execute("SELECT thread_id FROM wargraph_runs")]
+    finally:
+        conn.close()
+
+
+def pending_interrupts(graph, config) -> list[dict[str, Any]]:
+    state = graph.get_state(config, subgraphs=False)
+    return [{"id": i.id, "value": i.value} for i in state.interrupts]
+
+
+def _drive(
+    graph,
+    first_input: Any,
+    config: dict,
+    ctx: GameContext,
+    human_io: HumanIO | None,
+    progress: Progress | None,
+) -> list[dict[str, Any]]:
+    """Run until the end or until people must answer and no one is there to ask."""
+    payload = first_input
+    while True:
+        for update in graph.stream(
+            payload, config, context=ctx, stream_mode="updates", durability="sync"
+        ):
+            if progress:
+                for node, values in update.items():
+                    progress(node, values if isinstance(values, dict) else {})
+        waiting = pending_interrupts(graph, config)
+        if not waiting or human_io is None:
+            return waiting
+        payload = Command(resume={w["id"]: human_io(w["value"]) for w in waiting})
+
+
+def play(
+    scenario: str | dict[str, Any] | Scenario,
+    *,
+    overrides: list[str] | dict[str, Any] | None = None,
+    context: GameContext | None = None,
+    db: str | Path | None = DEFAULT_DB,
+    thread_id: str | None = None,
+    out_dir: str | Path | None = None,
+    human_io: HumanIO | None = None,
+    progress: Progress | None = None,
+) -> PlayResult:
+    """Play a game to its end (or until human seats wait with no `human_io`) and write its records."""
+    sc = load_scenario(scenario, overrides)
+    ctx = dataclasses.replace(context or GameContext())
+    thread_id = thread_id or uuid.uuid4().hex[:12]
+    if out_dir is not None and ctx.trace_path is None:
+        ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
+    builder = build_for(sc)
+    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
+    with _saver(db) as saver:
+        if db is not None:
+            _save_run(saver.conn, thread_id, sc, ctx)
+        graph = builder.compile(checkpointer=saver)
+        if graph.get_state(config).values.get("spec"):
+            raise GameError(f"thread {thread_id!r} already holds a game; use resume")
+        waiting = _drive(graph, {"scenario": sc.model_dump()}, config, ctx, human_io, progress)
+        values = graph.get_state(config).values
+    return _finish(values, thread_id, ctx, out_dir, waiting)
+
+
+def resume(
+    *,
+    db: str | Path,
+    thread_id: str,
+    out_dir: str | Path | None = None,
+    human_io: HumanIO | None = None,
+    progress: Progress | None = None,
+    answers: dict[str, Any] | None = None,
+) -> PlayResult:
+    """Continue a stored game from its last checkpoint: nothing lost, nothing doubled."""
+    sc, ctx = load_run(db, thread_id)
+    if out_dir is not None:
+        ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
+    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
+    with sqlite_saver(db) as saver:
+        graph = build_for(sc).compile(checkpointer=saver)
+        state = graph.get_state(config)
+        if not state.values:
+            raise GameError(f"thread {thread_id!r} has no checkpoint yet; play it again")
+        first: Any = Command(resume=answers) if answers else None
+        waiting = _drive(graph, first, config, ctx, human_io, progress)
+        values = graph.get_state(config).values
+    return _finish(values, thread_id, ctx, out_dir, waiting)
+
+
+@contextmanager
+def _saver(db: str | Path | None):
+    if db is None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        yield InMemorySaver()
+    else:
+        with sqlite_saver(db) as saver:
+            yield saver
+
+
+def _finish(values, thread_id, ctx, out_dir, waiting) -> PlayResult:
+    record = build_record(values, thread_id=thread_id, trace_path=ctx.trace_path)
+    if out_dir is not None:
+        write_record(record, out_dir)
+    return PlayResult(thread_id, values, record, Path(out_dir) if out_dir else None, waiting)
+
+
+def check_scenario(scenario: str | dict[str, Any], overrides=None) -> Scenario:
+    """Validate and build the graph once, so a bad file fails before any model is loaded."""
+    sc = load_scenario(scenario, overrides)
+    try:
+        build_for(sc)
+    except ScenarioError:
+        raise
+    return sc
