@@ -97,9 +97,7 @@ def game_score(saved: Mapping[str, Any], max_year: int) -> dict[str, float]:
         event_year = _year(event_name) - 1900 if event_name[1:-1].isdigit() else y_max
         for p in powers:
             alive = (
-                state["units"].get(p)
-                or state["centers"].get(p)
-                or state.get("retreats", {}).get(p)
+                state["units"].get(p) or state["centers"].get(p) or state.get("retreats", {}).get(p)
             )
             if not alive and p not in eliminated:
                 eliminated[p] = event_year
@@ -132,10 +130,20 @@ def records_from_results(
     """Order records from one ``adjudicate`` result, plus the secretary's final rejections
     (``{power: [(order, reason), ...]}``) as invalid records."""
     phase = results["phase"]
+    rejected = rejected or {}
+    # A unit whose order was rejected held by default: its invalid record stands for it, so
+    # the engine's defaulted hold is dropped (one record per unit, no double count).
+    rejected_units = {
+        (power.upper(), " ".join(str(order).upper().split()[:2]))
+        for power, rej in rejected.items()
+        for order, _ in rej
+    }
     out = []
     for power, recs in sorted(results["orders"].items()):
         for r in recs:
             if r["type"] == "waive":
+                continue
+            if r.get("defaulted") and (power, r["unit"]) in rejected_units:
                 continue
             out.append(
                 {
@@ -147,7 +155,7 @@ def records_from_results(
                     "defaulted": bool(r.get("defaulted")),
                 }
             )
-    for power, rej in sorted((rejected or {}).items()):
+    for power, rej in sorted(rejected.items()):
         for order, reason in rej:
             out.append(
                 {
@@ -174,8 +182,9 @@ def _outcome(rec: Mapping[str, Any]) -> str | None:
 def order_stats(records: Iterable[Mapping[str, Any]], power: str | None = None) -> dict[str, Any]:
     """Per order type (move, hold, support, convoy, build, disband, retreat; anything
     unparseable under "other"): count, success, bounced, void, dislodged, cut, invalid; plus
-    totals, the invalid-order rate (invalid / all orders) and the hold rate (holds / orders in
-    movement phases, counting holds the engine defaulted). ``power`` filters to one power.
+    totals, the invalid-order rate (invalid / all orders) and the hold rate (holds / valid
+    orders in movement phases, counting holds the engine defaulted; invalid orders are left out
+    of it since they never reached the engine). ``power`` filters to one power.
     """
     keys = ("count", "success", "bounced", "void", "dislodged", "cut", "invalid")
     by_type: dict[str, dict[str, int]] = {t: dict.fromkeys(keys, 0) for t in ORDER_TYPES}
@@ -192,13 +201,13 @@ def order_stats(records: Iterable[Mapping[str, Any]], power: str | None = None) 
         row = by_type[kind]
         row["count"] += 1
         total += 1
-        if str(rec.get("phase", ""))[-1:] == "M":
-            movement += 1
-            holds += kind == "hold"
         if rec.get("invalid"):
             row["invalid"] += 1
             invalid += 1
             continue
+        if str(rec.get("phase", ""))[-1:] == "M":
+            movement += 1
+            holds += kind == "hold"
         out = _outcome(rec)
         if out in row:
             row[out] += 1

@@ -166,10 +166,7 @@ class PhaseInfo:
 
 def phase_info(world: Game | Mapping[str, Any]) -> PhaseInfo:
     """Current phase, its type and year, who is alive, centres/units/homes per power."""
-    if isinstance(world, Game):
-        state = world.get_state()
-    else:
-        state = world["phases"][-1]["state"]
+    state = world.get_state() if isinstance(world, Game) else world["phases"][-1]["state"]
     name = state["name"]
     done = name == "COMPLETED"
     units = {p: list(u) for p, u in state["units"].items()}
@@ -339,7 +336,10 @@ def finalize_orders(
 
     slots = list(legal)
     chosen = [answer.get(k) for k in slots]
-    chosen = [c if isinstance(c, str) and c in legal[k] else None for k, c in zip(slots, chosen)]
+    chosen = [
+        c if isinstance(c, str) and c in legal[k] else None
+        for k, c in zip(slots, chosen, strict=True)
+    ]
     if slots[0].startswith("build_"):
         sites_used: set[str] = set()
         out = []
