@@ -237,7 +237,7 @@ def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> An
         return round(rng.uniform(schema.get("minimum", 0.0), schema.get("maximum", 1.0)), 3)
     if kind == "boolean":
         return rng.random() < 0.5
-    text = f"{label}: {rng.choice(_WORDS)}"
+    text = f"{label} #{rng.randrange(10**6):06d}: {rng.choice(_WORDS)}"
     lo, hi = schema.get("minLength", 0), schema.get("maxLength")
     text = text.ljust(lo, ".")
     return text[:hi] if hi else text
@@ -247,11 +247,14 @@ class LLMDecider:
     """Prompt + model + schema: grammar-constrained where the backend allows, validated, re-asked
     once with the validation error, then the ask's documented fallback. Every call is traced."""
 
-    def __init__(self, seat: Seat) -> None:
+    def __init__(self, seat: Seat, model: Any = None) -> None:
         self.seat = seat
         self.ref: ModelRef = parse_model_ref(seat.get("model"))
+        self._given = model  # a ready chat model (tests, custom backends); else built lazily
 
     def _model(self):
+        if self._given is not None:
+            return self._given
         return chat_model(
             self.ref,
             temperature=float(self.seat.get("temperature", 0.7)),

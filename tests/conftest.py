@@ -1,0 +1,40 @@
+"""Shared fixtures: offline by default, scripted contexts, temporary records."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
+os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+
+
+@pytest.fixture
+def scripted():
+    """A run context for the scripted decider (deterministic, seeded; plays no strategy)."""
+    from wargraph.context import GameContext
+
+    def make(tmp_path=None, **kw):
+        trace = str(tmp_path / "trace.jsonl") if tmp_path is not None else None
+        return GameContext(model="scripted", trace_path=trace, **kw)
+
+    return make
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def checkpointer(request, tmp_path):
+    """Every graph test runs on both the in-memory and the SQLite checkpointer."""
+    if request.param == "memory":
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        yield InMemorySaver()
+    else:
+        import sqlite3
+
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        conn = sqlite3.connect(str(tmp_path / "cp.sqlite"), check_same_thread=False)
+        yield SqliteSaver(conn)
+        conn.close()

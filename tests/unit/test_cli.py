@@ -1,0 +1,151 @@
+"""The command line, end to end with the scripted decider (no model needed)."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from typer.testing import CliRunner
+
+from wargraph.cli import app
+
+runner = CliRunner()
+
+
+def test_play_writes_records_and_resume_finishes_nothing_twice(tmp_path):
+    db, out = tmp_path / "g.sqlite", tmp_path / "out"
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            "azuristan_crimsonia",
+            "--model",
+            "scripted",
+            "--db",
+            str(db),
+            "--out",
+            str(out),
+            "--thread",
+            "t1",
+            "--rounds",
+            "1",
+            "--set",
+            "players.crimsonia.persona=hawk",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    record = json.loads((out / "record.json").read_text())
+    assert record["done"] and record["thread_id"] == "t1"
+    assert record["scenario"]["players"]["crimsonia"]["persona"] == "hawk"
+    assert (out / "transcript.md").read_text().startswith("# The Zafaristan crisis")
+    assert (out / "trace.jsonl").exists()
+    n = len(record["events"])
+    r = runner.invoke(app, ["resume", "--db", str(db), "--thread", "t1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert len(json.loads((out / "record.json").read_text())["events"]) == n
+    r = runner.invoke(
+        app,
+        ["play", "azuristan_crimsonia", "--model", "scripted", "--db", str(db), "--thread", "t1"],
+    )
+    assert r.exit_code == 2 and "already holds a game" in r.output
+
+
+def test_human_at_the_terminal_with_validation(tmp_path):
+    out = tmp_path / "o"
+    # crimsonia is a person: an empty answer is refused, the second one is taken
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            "azuristan_crimsonia",
+            "--model",
+            "scripted",
+            "--human",
+            "crimsonia",
+            "--rounds",
+            "1",
+            "--set",
+            "questions=[]",
+            "--db",
+            str(tmp_path / "h.sqlite"),
+            "--out",
+            str(out),
+        ],
+        input="\nWe send envoys to the capital.\n",
+    )
+    assert r.exit_code == 0, r.output
+    assert "not accepted" in r.output
+    plans = [
+        e
+        for e in json.loads((out / "record.json").read_text())["events"]
+        if e["author"] == "crimsonia"
+    ]
+    assert (
+        plans[0]["text"] == "We send envoys to the capital."
+        and plans[0]["data"]["source"] == "human"
+    )
+
+
+def test_bad_inputs_give_clear_errors_not_tracebacks(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("title: x\nsetting: y\nplayers: {a: {kind: robot}}\n")
+    for args in (
+        ["validate", str(bad)],
+        ["play", str(bad), "--model", "scripted"],
+        ["play", "azuristan_crimsonia", "--model", "gpt-5"],
+        ["play", "azuristan_crimsonia", "--role-model", "control"],
+        ["resume", "--db", str(tmp_path / "none.sqlite"), "--thread", "x"],
+        ["ask", str(tmp_path / "missing.json"), "why?", "--model", "scripted"],
+        ["graph", "nope"],
+    ):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert "error:" in r.output and "Traceback" not in r.output
+
+
+def test_validate_scenarios_and_graph():
+    r = runner.invoke(app, ["validate", "azuristan_crimsonia"])
+    assert r.exit_code == 0 and "ok" in r.output
+    r = runner.invoke(app, ["scenarios"])
+    assert "azuristan_crimsonia" in r.output and "summit" in r.output
+    r = runner.invoke(app, ["graph", "summit"])
+    assert r.exit_code == 0 and "negotiate" in r.output and "agent_karvia" in r.output
+
+
+def test_prepare_writes_a_scenario_that_plays_and_ask_answers(tmp_path):
+    target = tmp_path / "prepared.yaml"
+    r = runner.invoke(
+        app,
+        [
+            "prepare",
+            "A border dispute over a river island",
+            "-o",
+            str(target),
+            "--model",
+            "scripted",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    data = yaml.safe_load(target.read_text())
+    assert len(data["players"]) >= 2
+    out = tmp_path / "o"
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            str(target),
+            "--model",
+            "scripted",
+            "--db",
+            str(tmp_path / "p.sqlite"),
+            "--out",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["ask", str(out), "Who gained most?", "--model", "scripted"])
+    assert r.exit_code == 0 and "answer" in r.output
+    r = runner.invoke(
+        app, ["ask", str(out), "War?", "--option", "yes", "--option", "no", "--model", "scripted"]
+    )
+    assert r.exit_code == 0 and "choice" in r.output

@@ -1,0 +1,157 @@
+"""Deciders: parsing and validating answers, the scripted decider, re-ask and fallback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import wargraph.nodes.schemas  # noqa: F401
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from wargraph.nodes.schemas import Plan, choice_schema, messages_schema
+
+from wargraph.deciders import (
+    LLMDecider,
+    ScriptedDecider,
+    decider_for,
+    flat_json_schema,
+    grammar_schema,
+    parse_answer,
+    schema_for,
+)
+from wargraph.trace import read_trace
+
+
+def ask(schema="plan", **kw):
+    base = {
+        "id": "r1.order.plan.a",
+        "role": "a",
+        "phase": "order",
+        "round": 1,
+        "task": "plan",
+        "system": "SYSTEM",
+        "context": "> context",
+        "question": "What do you do?",
+        "schema": schema,
+        "fallback": {"plan": "FALLBACK"},
+    }
+    base.update(kw)
+    return base
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"plan": "go"}', '```json\n{"plan": "go"}\n```', 'Sure! {"plan": "go"} Hope that helps.'],
+)
+def test_parse_answer_accepts_json_in_common_wrappings(raw):
+    assert parse_answer(raw, Plan).plan == "go"
+
+
+def test_parse_answer_plain_text_for_single_text_field():
+    assert parse_answer("We open talks.", Plan).plan == "We open talks."
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("", "empty"),
+        ('{"plan": "go"', None),  # truncated JSON: one text field -> taken as text, still valid
+        ("[1, 2]", "JSON object"),
+        ('{"plan": 3}', "did not match"),
+        ('{"other": "x"}', "did not match"),
+    ],
+)
+def test_parse_answer_rejects_bad_output_with_reason(raw, reason):
+    if reason is None:
+        assert parse_answer(raw, Plan).plan
+        return
+    with pytest.raises(ValueError, match=reason):
+        parse_answer(raw, Plan)
+
+
+def test_very_long_text_is_cut_to_the_field_limit():
+    raw = json.dumps({"plan": "x" * 10_000})
+    assert len(parse_answer(raw, Plan).plan) == Plan.model_fields["plan"].metadata[-1].max_length
+
+
+def test_choice_schema_maps_to_options_or_undetermined():
+    model = choice_schema({"options": ["yes", "no"]})
+    assert parse_answer('{"choice": "undetermined"}', model).choice == "undetermined"
+    with pytest.raises(ValueError):
+        parse_answer('{"choice": "maybe"}', model)
+
+
+def test_grammar_schema_is_flat_and_has_no_lengths():
+    schema = grammar_schema(flat_json_schema(messages_schema({"recipients": ["b"], "limit": 2})))
+    text = json.dumps(schema)
+    assert "$ref" not in text and "$defs" not in text and "maxLength" not in text
+    assert schema["properties"]["messages"]["items"]["properties"]["to"]["enum"] == [
+        "b",
+        "everyone",
+    ]
+
+
+def test_scripted_decider_is_deterministic_and_valid():
+    a = ask()
+    d1 = ScriptedDecider(7).decide(a, Plan)
+    d2 = ScriptedDecider(7).decide(a, Plan)
+    d3 = ScriptedDecider(8).decide(a, Plan)
+    assert d1 == d2 and d1["source"] == "scripted"
+    assert d1["value"] != d3["value"]
+    m = messages_schema({"recipients": ["b", "c"], "limit": 2})
+    for seed in range(20):
+        v = ScriptedDecider(seed).decide(ask("messages", schema_args={"recipients": ["b", "c"]}), m)
+        assert m.model_validate(v["value"])
+
+
+def fake(*replies):
+    return GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
+
+
+def test_llm_decider_reasks_once_with_the_error_then_succeeds(tmp_path):
+    trace = tmp_path / "t.jsonl"
+    decider = LLMDecider(
+        {"model": "openai:fake@http://x", "trace_path": str(trace)},
+        model=fake("[]", '{"plan": "ok"}'),
+    )
+    out = decider.decide(ask(), Plan)
+    assert out == {"value": {"plan": "ok"}, "source": "model"}
+    calls = read_trace(trace)
+    assert [c["attempt"] for c in calls] == [1, 2]
+    # the re-ask carries the validation error back to the model
+    assert "JSON object" in calls[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("bad", ["garbage", "", '{"plan": 5', '{"wrong": 1}', "[" * 50])
+def test_llm_decider_falls_back_with_reason_in_trace(tmp_path, bad):
+    trace = tmp_path / "t.jsonl"
+    # two unusable answers (the first and the re-ask) -> the documented fallback
+    decider = LLMDecider(
+        {"model": "openai:fake@http://x", "trace_path": str(trace)},
+        model=fake(bad if bad else " ", '{"wrong": 2}'),
+    )
+    model = choice_schema({"options": ["yes", "no"]})
+    out = decider.decide(
+        ask(
+            "choice",
+            schema_args={"options": ["yes", "no"]},
+            fallback={"choice": "undetermined", "evidence": ""},
+        ),
+        model,
+    )
+    assert out["source"] == "fallback"
+    assert out["value"] == {"choice": "undetermined", "evidence": ""}
+    entries = read_trace(trace)
+    assert entries[-1]["event"] == "fallback" and entries[-1]["reason"]
+
+
+def test_decider_for_kinds():
+    assert isinstance(decider_for({"kind": "scripted"}), ScriptedDecider)
+    assert isinstance(decider_for({"kind": "ai", "model": "scripted"}), ScriptedDecider)
+    assert type(decider_for({"kind": "human"})).__name__ == "HumanDecider"
+    assert isinstance(decider_for({"kind": "ai", "model": "embedded"}), LLMDecider)
+
+
+def test_unknown_schema_is_a_clear_error():
+    with pytest.raises(KeyError, match="no answer schema registered"):
+        schema_for(ask("nope"))
