@@ -137,8 +137,10 @@ def load_run(path: Path) -> dict[str, Any]:
     if config.anonymise:
         anon = Anonymiser(config.anonymisation)
         world = world.renamed(anon.real)
+        data = config.model_dump(mode="json")
+        mapping = data.pop("anonymisation")
         config = WarAgentConfig.model_validate(
-            anon.translate(config.model_dump(mode="json"), backwards=True)
+            {**anon.translate(data, backwards=True), "anonymisation": mapping}
         )
     name = file.parent.name if file.name == "record.json" else file.stem
     return {"name": name, "path": str(file), "config": config, "world": world}
@@ -183,7 +185,9 @@ def format_report(result: Mapping[str, Any]) -> str:
     lines.append(
         f"{'mean ± std':<24} {'':>6} "
         + " ".join(
-            f"{summary[c]['mean']:>12.3f} ± {summary[c]['std']:<5.3f}" if c in summary else cell(None)
+            f"{summary[c]['mean']:>12.3f} ± {summary[c]['std']:<5.3f}"
+            if c in summary
+            else cell(None)
             for c in cols
         )
     )
@@ -230,10 +234,19 @@ def board_figure(world: World, path: Path, title: str = "") -> Path:
     names = [_short(c) for c in world.countries]
     for ax, log in zip(axes.flat, logs, strict=False):
         matrix = log.board.matrix()
-        ax.imshow([[kinds.index(x) for x in row] for row in matrix], cmap=cmap, vmin=0, vmax=len(kinds) - 1)
+        ax.imshow(
+            [[kinds.index(x) for x in row] for row in matrix],
+            cmap=cmap,
+            vmin=0,
+            vmax=len(kinds) - 1,
+        )
         for i, row in enumerate(matrix):
             for j, rel in enumerate(row):
-                text = "M" if rel == "self" and log.board.is_mobilized(world.countries[i]) else SYMBOLS[rel]
+                text = (
+                    "M"
+                    if rel == "self" and log.board.is_mobilized(world.countries[i])
+                    else SYMBOLS[rel]
+                )
                 ax.text(j, i, text, ha="center", va="center", fontsize=7, color="black")
         ax.set_xticks(range(len(names)), names, rotation=90, fontsize=6)
         ax.set_yticks(range(len(names)), names, fontsize=6)
@@ -263,7 +276,10 @@ def graph_figure(world: World, path: Path, title: str = "") -> Path:
 
     n = len(world.countries)
     pos = {
-        c: (math.cos(2 * math.pi * i / n + math.pi / 2), math.sin(2 * math.pi * i / n + math.pi / 2))
+        c: (
+            math.cos(2 * math.pi * i / n + math.pi / 2),
+            math.sin(2 * math.pi * i / n + math.pi / 2),
+        )
         for i, c in enumerate(world.countries)
     }
     logs = world.history
@@ -278,14 +294,28 @@ def graph_figure(world: World, path: Path, title: str = "") -> Path:
         for a, b in board.declarations:
             if board.has(a, b, "war"):
                 ax.annotate(
-                    "", xy=pos[b], xytext=pos[a], zorder=2,
-                    arrowprops={"arrowstyle": "-|>", "color": COLOURS["war"], "lw": 1.6,
-                                "shrinkA": 9, "shrinkB": 9},
+                    "",
+                    xy=pos[b],
+                    xytext=pos[a],
+                    zorder=2,
+                    arrowprops={
+                        "arrowstyle": "-|>",
+                        "color": COLOURS["war"],
+                        "lw": 1.6,
+                        "shrinkA": 9,
+                        "shrinkB": 9,
+                    },
                 )
         for c, (x, y) in pos.items():
             filled = board.is_mobilized(c)
-            ax.scatter([x], [y], s=160, zorder=3, edgecolors="black",
-                       facecolors="#444444" if filled else "white")
+            ax.scatter(
+                [x],
+                [y],
+                s=160,
+                zorder=3,
+                edgecolors="black",
+                facecolors="#444444" if filled else "white",
+            )
             ax.text(x * 1.28, y * 1.2, _short(c), ha="center", va="center", fontsize=6)
         ax.set_xlim(-1.6, 1.6)
         ax.set_ylim(-1.5, 1.5)
@@ -294,9 +324,20 @@ def graph_figure(world: World, path: Path, title: str = "") -> Path:
         ax.set_title(f"round {log.round}", fontsize=8)
     for ax in list(axes.flat)[len(logs) :]:
         ax.axis("off")
-    legend = [Line2D([0], [0], color=COLOURS[k], ls=EDGE_STYLES[k], lw=2, label=k) for k in RELATIONS]
-    legend.append(Line2D([0], [0], marker="o", color="w", markerfacecolor="#444444",
-                         markeredgecolor="black", label="mobilized"))
+    legend = [
+        Line2D([0], [0], color=COLOURS[k], ls=EDGE_STYLES[k], lw=2, label=k) for k in RELATIONS
+    ]
+    legend.append(
+        Line2D(
+            [0],
+            [0],
+            marker="o",
+            color="w",
+            markerfacecolor="#444444",
+            markeredgecolor="black",
+            label="mobilized",
+        )
+    )
     fig.legend(handles=legend, loc="lower center", ncol=5, fontsize=7, frameon=False)
     fig.suptitle(title or "relationship graph (true board)", fontsize=9)
     fig.tight_layout(rect=(0, 0.05, 1, 0.97))
@@ -328,8 +369,12 @@ def eval_waragent(records: list[Path], out_dir: Path) -> dict[str, Any]:
         seen.add(name)
         run["name"] = name
         per_run.append(score_run(run))
-        figures.append(str(board_figure(run["world"], out_dir / f"board_{name}.png", f"{name}: board")))
-        figures.append(str(graph_figure(run["world"], out_dir / f"graph_{name}.png", f"{name}: relations")))
+        figures.append(
+            str(board_figure(run["world"], out_dir / f"board_{name}.png", f"{name}: board"))
+        )
+        figures.append(
+            str(graph_figure(run["world"], out_dir / f"graph_{name}.png", f"{name}: relations"))
+        )
     result: dict[str, Any] = {
         "headline": HEADLINE,
         "runs": per_run,

@@ -55,4 +55,3 @@ class WarAgentScenario(Scenario):
         out["waragent"] = {**anon.translate(section), "anonymisation": mapping}
         out["family"] = self.family  # never translate the family name
         return type(self).model_validate(out)
-

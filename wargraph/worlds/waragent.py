@@ -280,7 +280,9 @@ class Board(BaseModel):
 
     def renamed(self, f: Any) -> Board:
         """The same board with every country name passed through `f` (pairs re-keyed)."""
-        out = Board(countries=[f(c) for c in self.countries], mobilized=[f(c) for c in self.mobilized])
+        out = Board(
+            countries=[f(c) for c in self.countries], mobilized=[f(c) for c in self.mobilized]
+        )
         for key, kinds in self.relations.items():
             a, _, b = key.partition("|")
             for kind in kinds:
@@ -412,7 +414,9 @@ def _logic_reasons(
             return [f"you are already at war with {t}"]
         betrays = any(o.type == "betray_alliance" and o.target == t for o in earlier + later)
         if board.has(actor, t, "alliance") and not betrays:
-            return [f"{t} is your ally: betray the alliance first (betray_alliance) in the same set"]
+            return [
+                f"{t} is your ally: betray the alliance first (betray_alliance) in the same set"
+            ]
         return []
     if kind is None:
         return []
@@ -510,17 +514,26 @@ def amend(
         notes += [f"dropped {kept[i].short()}: {'; '.join(verdict.action_reasons[i])}" for i in bad]
         kept = [a for i, a in enumerate(kept) if i not in bad]
     if len(kept) > max_actions:
-        notes += [f"dropped {a.short()}: over the limit of {max_actions}" for a in kept[max_actions:]]
+        notes += [
+            f"dropped {a.short()}: over the limit of {max_actions}" for a in kept[max_actions:]
+        ]
         kept = kept[:max_actions]
-    for ally, enemy in _ally_obligations(actor, kept, board):
-        if ally_at_war == "join" and not board.has(actor, enemy, "alliance"):
+    # One obligation at a time: answering one (a betrayal) can change the next.
+    for _ in range(len(countries) * 2):
+        open_ = _ally_obligations(actor, kept, board)
+        if not open_:
+            break
+        ally, enemy = open_[0]
+        if ally_at_war == "waive":
+            notes += [f"waived: ally {a} is at war with {e}" for a, e in open_]
+            break
+        betrayed = {a.target for a in kept if a.type == "betray_alliance"}
+        if ally_at_war == "join" and (not board.has(actor, enemy, "alliance") or enemy in betrayed):
             kept.append(Action(type="declare_war", target=enemy, message=f"We stand by {ally}."))
             notes.append(f"added declare_war -> {enemy} to honour the alliance with {ally}")
-        elif ally_at_war in ("join", "betray"):
+        else:
             kept.append(Action(type="betray_alliance", target=ally))
             notes.append(f"added betray_alliance -> {ally}: it is at war with {enemy}")
-        else:
-            notes.append(f"waived: ally {ally} is at war with {enemy}")
     return (kept or [Action(type="wait")]), notes
 
 
@@ -549,7 +562,9 @@ class World(BaseModel):
         """The same world with every country name passed through `f` (e.g. anonymised back)."""
 
         def acts(a: Action) -> Action:
-            return a.model_copy(update={"target": f(a.target) if a.target != NO_TARGET else a.target})
+            return a.model_copy(
+                update={"target": f(a.target) if a.target != NO_TARGET else a.target}
+            )
 
         return World(
             countries=[f(c) for c in self.countries],
@@ -668,7 +683,9 @@ class Anonymiser:
         values = list(mapping.values())
         dupes = sorted({v for v in values if values.count(v) > 1})
         if dupes:
-            raise ValueError(f"anonymisation: several names map to {dupes}; the mapping must be one-to-one")
+            raise ValueError(
+                f"anonymisation: several names map to {dupes}; the mapping must be one-to-one"
+            )
         both = sorted(set(mapping) & set(values))
         if both:
             raise ValueError(f"anonymisation: {both} appear as both a real and a neutral name")
