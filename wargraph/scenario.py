@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Kind = Literal["ai", "human", "scripted"]
 MemoryPolicy = Literal["full", "last_round", "diary"]
@@ -71,6 +71,14 @@ class Question(BaseModel):
     id: str = ""
     text: str
     options: list[str] = Field(default_factory=list)
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _yaml_yes_no(cls, value: Any) -> Any:
+        """YAML reads a bare yes/no as booleans; options are always words."""
+        if isinstance(value, list):
+            return [("yes" if v else "no") if isinstance(v, bool) else v for v in value]
+        return value
 
 
 class FlowSpec(BaseModel):
