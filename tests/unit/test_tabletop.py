@@ -355,3 +355,26 @@ def test_inline_minimal_tabletop_plays(scripted):
     assert [e["author"] for e in kinds(out, "plan")] == ["on_call", "on_call"]
     assert kinds(out, "incident")[0]["data"]["incident"] == "i1"
     assert [e["data"]["inject"] for e in kinds(out, "inject")] in (["j1", "j2"], ["j2", "j1"])
+
+
+def test_responders_are_told_how_many_injects_this_incident_has(scripted, tmp_path):
+    # The scenario's `rounds` is only a cap (10); a severity-2 incident has 3 injects.
+    play(haiwire(incident="chatbot_harm"), scripted, tmp_path, seed=seed_without_success(3, 20, 15))
+    plans = [c for c in read_trace(tmp_path / "trace.jsonl") if c["task"] == "plan"]
+    assert plans
+    for call in plans:
+        assert f"Move {call['round']} of 3." in call["messages"][1]["content"]
+
+
+def test_every_shipped_tabletop_scenario_plays(scripted):
+    names = []
+    for name, path in shipped_scenarios().items():
+        data = yaml.safe_load(Path(path).read_text())
+        if data.get("family") != "tabletop":
+            continue
+        names.append(name)
+        out = play(data, scripted, seed=1)
+        assert not out.get("error") and out["done"] is True
+        assert len(kinds(out, "incident")) == 1 and kinds(out, "inject")
+        assert len(kinds(out, "answer")) == len(data.get("questions", []))
+    assert {"haiwire", "agent_oncall"} <= set(names)
