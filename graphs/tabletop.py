@@ -6,7 +6,7 @@ team, whose members propose and whose leader combines: the kernel's `order` phas
 response, a die decides whether it resolved the situation, and the control narrates the outcome.
 A full success ends play early. The control answers the debrief questions at the end.
 
-Phases: draw_incident -> inject -> order -> roll -> adjudicate (-> inject ...), then analyze.
+Phases: draw_incident -> inject -> respond -> roll -> adjudicate (-> inject ...), then analyze.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from wargraph.nodes.analyze import analyze
-from wargraph.nodes.order import order
-from wargraph.prompts import render_prompt
 
 from wargraph.deciders import stable_seed
 from wargraph.graphkit import build_game
+from wargraph.nodes.adjudicate import narrate
+from wargraph.nodes.analyze import analyze
+from wargraph.nodes.order import order
 from wargraph.scenario import MemoryPolicy, Scenario, ScenarioError, load_scenario
-from wargraph.state import CLEAR, GameState, make_event
+from wargraph.state import GameState, make_event
 from wargraph.table import Table
 
 DEFAULT_SCENARIO = "haiwire"
@@ -336,43 +336,20 @@ def roll(state: GameState, table: Table) -> dict[str, Any]:
 def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
     """The control narrates what the response achieved, bound by the die; then the next inject,
     or the end on a full success or an empty hand."""
-    s = _tabletop(table)
-    control = s.control.name
     world = table.state.get("world", {})
     outcome = world.get("outcome", "failure")
     dealt = _deal(table)
-    ask_id = f"r{table.round}.adjudicate.narrate.{control}"
-    decision = table.pending.get(ask_id)
-    if decision is None:
-        nature = render_prompt("nature_clause", table.variant(control)) if s.nature else ""
-        ask = table.ask(
-            control,
-            "narrate",
-            system=render_prompt("tabletop_control_system", table.variant(control)),
-            context=table.view_text(control),
-            question=render_prompt(
-                "tabletop_adjudicate_question",
-                table.variant(control),
-                number=table.round,
-                total=len(dealt),
-                outcome=OUTCOME_TEXT[outcome],
-                timestep=s.timestep,
-                nature=nature,
-            ),
-            schema="adjudication",
-            fallback={"narrative": FALLBACK_NARRATIVE[outcome]},
-            reviewable=True,
-        )
-        return {"asks": [ask]}
-    narration = make_event(
-        round=table.round,
-        phase="adjudicate",
-        kind="narration",
-        author=control,
-        text=decision["value"]["narrative"],
-        data={"source": decision["source"], "outcome": outcome},
+    update = narrate(
+        table,
+        task="narrate",
+        system="tabletop_control_system",
+        question="tabletop_adjudicate_question",
+        variables={"number": table.round, "total": len(dealt), "outcome": OUTCOME_TEXT[outcome]},
+        fallback=FALLBACK_NARRATIVE[outcome],
+        data={"outcome": outcome},
     )
-    update: dict[str, Any] = {"events": [narration], "pending": {CLEAR: True}}
+    if update.get("asks"):
+        return update
     if world.get("resolved") or table.round >= len(dealt):
         update["done"] = True  # the kit moves on to the debrief
         update["world"] = {"ended": "resolved" if world.get("resolved") else "injects exhausted"}
@@ -382,7 +359,7 @@ def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
 
 
 def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
-    """The graph for this scenario's seats: draw_incident, then inject -> order -> roll ->
+    """The graph for this scenario's seats: draw_incident, then inject -> respond -> roll ->
     adjudicate per inject; then analyze (the debrief)."""
     sc = load_scenario(scenario)
     if not isinstance(sc, TabletopScenario):
@@ -393,7 +370,7 @@ def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) 
         {
             "draw_incident": draw_incident,
             "inject": deal_inject,
-            "order": respond,  # named `order`: the kernel node keys its asks by that phase
+            "respond": respond,  # the kernel's `order` phase, in the exercise's words
             "roll": roll,
             "adjudicate": adjudicate,
         },

@@ -6,42 +6,60 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.prompts import render_prompt
-
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
 
 
-def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
+def narrate(
+    table: Table,
+    *,
+    task: str = "adjudicate",
+    system: str = "control_system",
+    question: str = "adjudicate_question",
+    variables: dict[str, Any] | None = None,
+    fallback: str | None = None,
+    data: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Ask the control for a narrative (reviewable by a human umpire), then record it for all.
+
+    Families reuse this with their own prompt templates and variables."""
     s = table.scenario
     control = s.control.name
-    ask_id = f"r{table.round}.adjudicate.adjudicate.{control}"
-    decision = table.pending.get(ask_id)
+    phase = table.state.get("phase", "adjudicate")
+    decision = table.pending.get(f"r{table.round}.{phase}.{task}.{control}")
     if decision is None:
-        nature = render_prompt("nature_clause", table.variant(control)) if s.nature else ""
+        variant = table.variant(control)
+        nature = render_prompt("nature_clause", variant) if s.nature else ""
+        values = {
+            "round": table.round,
+            "rounds": s.rounds,
+            "timestep": s.timestep,
+            "nature": nature,
+        }
         ask = table.ask(
             control,
-            "adjudicate",
-            system=render_prompt("control_system", table.variant(control)),
+            task,
+            system=render_prompt(system, variant),
             context=table.view_text(control),
-            question=render_prompt(
-                "adjudicate_question",
-                table.variant(control),
-                round=table.round,
-                rounds=s.rounds,
-                timestep=s.timestep,
-                nature=nature,
-            ),
+            question=render_prompt(question, variant, **{**values, **(variables or {})}),
             schema="adjudication",
-            fallback={"narrative": f"The {s.timestep} passes; no side achieves a decisive change."},
+            fallback={
+                "narrative": fallback
+                or f"The {s.timestep} passes; no side achieves a decisive change."
+            },
             reviewable=True,
         )
         return {"asks": [ask]}
     narration = make_event(
         round=table.round,
-        phase="adjudicate",
+        phase=phase,
         kind="narration",
         author=control,
         text=decision["value"]["narrative"],
-        data={"source": decision["source"]},
+        data={"source": decision["source"], **(data or {})},
     )
     return {"events": [narration], "pending": {CLEAR: True}}
+
+
+def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
+    return narrate(table)

@@ -6,7 +6,6 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.prompts import render_prompt
-
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
 

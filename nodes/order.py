@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.prompts import render_prompt
-
 from wargraph.deciders import Ask
+from wargraph.prompts import render_prompt
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
 
@@ -59,12 +58,17 @@ def _combine_ask(table: Table, team: str, proposals: dict[str, str]) -> Ask:
     )
 
 
+def _phase(table: Table) -> str:
+    """Ids follow the phase this node runs as, so a family may name it `respond` or `order`."""
+    return table.state.get("phase") or "order"
+
+
 def _plan_id(table: Table, role: str, team: str | None) -> str:
-    return f"r{table.round}.order.plan.{role}" + (f".{team}" if team else "")
+    return f"r{table.round}.{_phase(table)}.plan.{role}" + (f".{team}" if team else "")
 
 
 def _combine_id(table: Table, team: str) -> str:
-    return f"r{table.round}.order.combine.{table.scenario.teams[team].leader}.{team}"
+    return f"r{table.round}.{_phase(table)}.combine.{table.scenario.teams[team].leader}.{team}"
 
 
 def team_plan(table: Table, team: str) -> str | None:
@@ -114,7 +118,7 @@ def _plan_events(table: Table, players_for: list[tuple[str, str | None]]) -> lis
         events.append(
             make_event(
                 round=table.round,
-                phase="order",
+                phase=_phase(table),
                 kind=kind,
                 author=role,
                 text=text,
@@ -132,7 +136,7 @@ def _plan_events(table: Table, players_for: list[tuple[str, str | None]]) -> lis
         events.append(
             make_event(
                 round=table.round,
-                phase="order",
+                phase=_phase(table),
                 kind="plan" if is_actor else "proposal",
                 author=tname,
                 text=decision["value"]["plan"],

@@ -7,7 +7,6 @@ from typing import Any
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.nodes.negotiate import negotiators
 from wargraph.prompts import render_prompt
-
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
 

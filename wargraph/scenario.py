@@ -289,11 +289,12 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any], source: str
 def _format_validation(source: str, err: ValidationError) -> str:
     lines = []
     for e in err.errors():
-        field = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        field = ".".join(str(p) for p in e["loc"])
         msg = e["msg"].removeprefix("Value error, ")
         got = e.get("input")
         shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r})"
-        lines.append(f"{source}: {field}: {msg}{shown}")
+        # whole-scenario checks name their own field at the start of the message
+        lines.append(f"{source}: {field}: {msg}{shown}" if field else f"{source}: {msg}")
     return "\n".join(lines)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from wargraph.graphs.tabletop import OUTCOME_TEXT, roll_die
 
 from wargraph.context import GameContext
+from wargraph.graphs.tabletop import OUTCOME_TEXT, roll_die
 from wargraph.runner import play
 from wargraph.trace import read_trace
 

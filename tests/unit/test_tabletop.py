@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from langgraph.checkpoint.memory import InMemorySaver
+
 from wargraph.graphs.tabletop import (
     OUTCOME_TEXT,
     TabletopScenario,
@@ -19,7 +20,6 @@ from wargraph.graphs.tabletop import (
     draw,
     roll_die,
 )
-
 from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
 from wargraph.trace import read_trace
 
@@ -245,7 +245,7 @@ def test_debrief_answers_are_recorded(scripted, tmp_path):
 
 def test_phases_are_named_in_the_games_language():
     nodes = set(build(HAIWIRE).compile().get_graph().nodes)
-    assert {"draw_incident", "inject", "order", "roll", "adjudicate", "analyze"} <= nodes
+    assert {"draw_incident", "inject", "respond", "roll", "adjudicate", "analyze"} <= nodes
     assert "agent_lawyer" in nodes and "agent_control" in nodes
 
 
