@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.graph import StateGraph
+
+from wargraph.graphkit import build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
 from wargraph.nodes.order import order
-
-from wargraph.graphkit import build_game
 from wargraph.scenario import Scenario, load_scenario
 
 DEFAULT_SCENARIO = "azuristan_crimsonia"

@@ -6,14 +6,14 @@ from functools import partial
 from typing import Any
 
 from langgraph.graph import StateGraph
+
+from wargraph.graphkit import Phase, build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
 from wargraph.nodes.negotiate import negotiate
 from wargraph.nodes.order import order
 from wargraph.nodes.summarize import summarize
-
-from wargraph.graphkit import Phase, build_game
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 
 DEFAULT_SCENARIO = "summit"

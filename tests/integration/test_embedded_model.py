@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from wargraph.nodes.schemas import Adjudication, choice_schema
 
 from wargraph.context import GameContext
 from wargraph.deciders import flat_json_schema, grammar_schema
 from wargraph.models import LlamaCppChat, embedded_model_path
+from wargraph.nodes.schemas import Adjudication, choice_schema
 from wargraph.runner import play
 from wargraph.trace import read_trace
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from langgraph.types import Command
-from wargraph.graphs import crisis
 
 from wargraph.context import GameContext
+from wargraph.graphs import crisis
 from wargraph.scenario import load_scenario
 from wargraph.trace import read_trace
 

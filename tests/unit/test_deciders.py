@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-import wargraph.nodes.schemas  # noqa: F401
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
-from wargraph.nodes.schemas import Plan, choice_schema, messages_schema
 
+import wargraph.nodes.schemas  # noqa: F401
 from wargraph.deciders import (
     LLMDecider,
     ScriptedDecider,
@@ -19,6 +18,7 @@ from wargraph.deciders import (
     parse_answer,
     schema_for,
 )
+from wargraph.nodes.schemas import Plan, choice_schema, messages_schema
 from wargraph.trace import read_trace
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from wargraph.evals import diplomacy as M
 
+from wargraph.evals import diplomacy as M
 from wargraph.worlds import diplomacy as W
 
 

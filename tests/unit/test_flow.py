@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
-from wargraph.graphs import flow
 
+from wargraph.graphs import flow
 from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.trace import read_trace
 
