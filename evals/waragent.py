@@ -95,7 +95,9 @@ def at_war(board: Board) -> set[str]:
 def score_board(board: Board, truth: GroundTruth, great_powers: Sequence[str]) -> dict[str, Any]:
     """Every score for one final true board. `war_jaccard` is None when not scored."""
     countries = board.countries
-    scores: dict[str, Any] = alliance_scores(countries, board.edges("alliance"), truth)
+    # The shown relation decides: allies who are also at war (a simultaneous acceptance and
+    # declaration) are at war, by the board's precedence.
+    scores: dict[str, Any] = alliance_scores(countries, board.shown_edges("alliance"), truth)
     declared = {tuple(d) for d in board.declarations}
     scores["war_jaccard"] = (
         None if truth.wars is None else jaccard(declared, {tuple(w) for w in truth.wars})
@@ -230,7 +232,7 @@ def board_figure(world: World, path: Path, title: str = "") -> Path:
     cmap = ListedColormap([COLOURS[k] for k in kinds])
     logs = world.history
     rows, cols = _grid(len(logs))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows + 0.6), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.7 * rows + 0.6), squeeze=False)
     names = [_short(c) for c in world.countries]
     for ax, log in zip(axes.flat, logs, strict=False):
         matrix = log.board.matrix()
@@ -284,11 +286,11 @@ def graph_figure(world: World, path: Path, title: str = "") -> Path:
     }
     logs = world.history
     rows, cols = _grid(len(logs))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.2 * rows + 0.6), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 3.7 * rows + 0.6), squeeze=False)
     for ax, log in zip(axes.flat, logs, strict=False):
         board = log.board
         for kind in ("treaty", "peace", "alliance"):
-            for a, b in board.edges(kind):
+            for a, b in board.shown_edges(kind):
                 (x1, y1), (x2, y2) = pos[a], pos[b]
                 ax.plot([x1, x2], [y1, y2], EDGE_STYLES[kind], color=COLOURS[kind], lw=2, zorder=1)
         for a, b in board.declarations:
@@ -349,7 +351,7 @@ def graph_figure(world: World, path: Path, title: str = "") -> Path:
 # --- entry point -----------------------------------------------------------------------------
 
 
-def eval_waragent(records: list[Path], out_dir: Path) -> dict[str, Any]:
+def eval_waragent(records: list[Path], out_dir: Path, *, echo: bool = True) -> dict[str, Any]:
     """Score runs against history and draw their boards; what `wargraph eval waragent` calls.
 
     Returns `{"headline", "runs": [per-run scores], "summary": {score: {mean, std, n}},
@@ -383,4 +385,7 @@ def eval_waragent(records: list[Path], out_dir: Path) -> dict[str, Any]:
     }
     result["report"] = format_report(result)
     (out_dir / "scores.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    if echo:  # the CLI prints nothing of its own
+        print(result["report"])
+        print(f"scores and figures in {out_dir}/")
     return result

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+
 from wargraph.evals.waragent import (
     alliance_scores,
     blocs,
@@ -16,7 +17,6 @@ from wargraph.evals.waragent import (
     score_board,
     summarise,
 )
-
 from wargraph.worlds.waragent import (
     DEFAULT_VISIBILITY,
     Action,
@@ -106,6 +106,16 @@ def test_score_board_hand_computed():
     assert s["war_jaccard"] == pytest.approx(1 / 6)  # 1 shared of 6 distinct declarations
     assert s["mobilization_jaccard"] == pytest.approx(3 / 7)
     assert s["global_war"] is False  # Britain, France, Germany, Russia not at war
+
+
+def test_alliance_under_war_does_not_count():
+    countries, truth, great = _wwi_truth()
+    b = empty_board(countries)
+    b.add("Britain", "France", "alliance")
+    with_alliance = score_board(b, truth, great)["alliance_ami"]
+    b.add("Britain", "France", "war")  # war shows over the alliance
+    assert score_board(b, truth, great)["alliance_ami"] < with_alliance
+    assert score_board(b, truth, great)["alliance_ami"] == 0.0
 
 
 def test_global_war_needs_every_great_power():

@@ -248,6 +248,10 @@ class Board(BaseModel):
                     out.append((a, b))
         return out
 
+    def shown_edges(self, kind: str) -> list[tuple[str, str]]:
+        """Pairs whose shown relation is `kind` (an alliance under a war does not count)."""
+        return [(a, b) for a, b in self.edges(kind) if self.relation(a, b) == kind]
+
     def state_key(self) -> tuple[Any, ...]:
         """What the stopping rule compares: relations and the stick (not pending requests)."""
         rels = tuple(sorted((k, tuple(sorted(v))) for k, v in self.relations.items() if v))
@@ -534,7 +538,66 @@ def amend(
         else:
             kept.append(Action(type="betray_alliance", target=ally))
             notes.append(f"added betray_alliance -> {ally}: it is at war with {enemy}")
-    return (kept or [Action(type="wait")]), notes
+    return (
+        _fit_limit(actor, kept, board, countries, max_actions, notes) or [Action(type="wait")]
+    ), notes
+
+
+def _fit_limit(
+    actor: str,
+    kept: list[Action],
+    board: Board,
+    countries: list[str],
+    max_actions: int,
+    notes: list[str],
+) -> list[Action]:
+    """Actions added for an alliance obligation may pass the limit: drop others that are not
+    needed (latest first), as long as the set stays valid."""
+    while len(kept) > max_actions:
+        for i in reversed(range(len(kept))):
+            trial = kept[:i] + kept[i + 1 :]
+            if validate(actor, trial, board, countries, max_actions=len(trial)).ok:
+                notes.append(f"dropped {kept[i].short()}: over the limit of {max_actions}")
+                kept = trial
+                break
+        else:
+            break  # nothing can go without breaking a rule; the limit yields to the rules
+    return kept
+
+
+# --- a scripted player (tests, benchmarks) ---------------------------------------------------
+
+
+def valid_options(actor: str, board: Board, countries: list[str]) -> list[Action]:
+    """Every single action the rules allow the actor right now (ally obligations aside)."""
+    out = []
+    for t in ACTION_TYPES:
+        targets = [NO_TARGET] if t in UNTARGETED else [c for c in countries if c != actor]
+        for target in targets:
+            text = f"{actor} to {target}: {t.replace('_', ' ')}." if t == "send_message" else ""
+            a = Action(type=t, target=target, message=text)
+            if not validate(actor, [a], board, countries).action_reasons[0]:
+                out.append(a)
+    return out
+
+
+def scripted_proposal(
+    actor: str, board: Board, countries: list[str], rng: Any, max_actions: int = 3
+) -> list[Action]:
+    """A seeded, always-valid proposal: a few action types drawn at random, then a target each.
+
+    Drawing the type first keeps the mix varied (otherwise declarations, with one option per
+    country, would crowd out the rest). Plays no strategy; for tests and benchmarks.
+    """
+    options = valid_options(actor, board, countries)
+    by_type: dict[str, list[Action]] = {}
+    for a in options:
+        by_type.setdefault(a.type, []).append(a)
+    types = sorted(by_type)
+    chosen = rng.sample(types, k=min(len(types), rng.randint(1, max_actions)))
+    picked = [rng.choice(by_type[t]) for t in chosen]
+    kept, _ = amend(actor, picked, board, countries, max_actions, ally_at_war="join")
+    return kept
 
 
 # --- the world and the round ---------------------------------------------------------------
@@ -795,8 +858,9 @@ class WarAgentConfig(BaseModel):
     message_chars: int = Field(default=300, ge=20, le=4000)
     stop_unchanged: int = Field(default=3, ge=0, le=100)  # K; 0 disables
     setting: AgentSetting = "default"
-    # "all": every country reads every profile; "own": only its own (small models).
-    profiles_shown: Literal["all", "own"] = "all"
+    # "all": every country reads every profile (long prompts); "summary": its own profile and
+    # the others' key policy (the default: small models read ~1/4 as much); "own": its own only.
+    profiles_shown: Literal["all", "summary", "own"] = "summary"
     # Profile overrides: a factor on a country's military ("Russia: 3" = three times).
     military_scale: dict[str, float] = Field(default_factory=dict)
     secretary: SecretaryConfig = Field(default_factory=SecretaryConfig)

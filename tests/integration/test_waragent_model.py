@@ -1,0 +1,59 @@
+"""One round of the 1914 simulation on the real embedded model (SmolLM2-135M): the grammar
+holds, the secretary loop runs, and every action that reaches the board is valid."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from wargraph.context import GameContext
+from wargraph.runner import play
+from wargraph.scenario import load_scenario
+from wargraph.trace import read_trace
+from wargraph.worlds.waragent import World, new_world, validate
+
+pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def test_one_wwi_round_on_the_embedded_model(tmp_path):
+    start = time.perf_counter()
+    result = play(
+        "wwi",
+        # One revision keeps the round short; "own" profiles keep the prompts near 1,000 tokens.
+        overrides=["rounds=1", "waragent.secretary.max_revisions=1", "waragent.profiles_shown=own"],
+        context=GameContext(model="embedded", seed=0, max_tokens=120),
+        db=None,
+        out_dir=tmp_path / "out",
+    )
+    elapsed = time.perf_counter() - start
+    assert elapsed < 150, f"one round took {elapsed:.0f} s"
+    assert result.finished and not result.values.get("error")
+
+    countries = list(load_scenario("wwi").players)
+    calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["event"] == "call"]
+    acts = [c for c in calls if c["task"] == "act"]
+    assert {c["role"] for c in acts} == set(countries)
+    assert all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls)
+    # The grammar holds: each complete answer is JSON with a list of known actions.
+    parsed = 0
+    for c in calls:
+        try:
+            value = json.loads(c["output"])
+        except json.JSONDecodeError:
+            continue  # cut by max_tokens: the decider re-asks, then falls back to "wait"
+        assert isinstance(value["actions"], list) and value["actions"]
+        parsed += 1
+    assert parsed >= len(calls) // 2
+
+    verdicts = [e for e in result.record["events"] if e["kind"] == "verdict"]
+    assert {v["audience"][0] for v in verdicts} == set(countries)
+    assert all(v["data"]["status"] in ("accepted", "amended") for v in verdicts)
+    # What reached the board passed the rules on each country's own beliefs.
+    world = World.model_validate(result.values["world"]["waragent"])
+    start_world = new_world(world.countries)
+    for actor, actions in world.history[1].actions.items():
+        reasons = validate(actor, actions, start_world.beliefs[actor], world.countries)
+        assert not any(reasons.action_reasons), (actor, reasons.text(actions))
+    print(f"\none wwi round on the embedded model: {elapsed:.0f} s, {len(calls)} calls")
