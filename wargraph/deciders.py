@@ -12,9 +12,10 @@ import random
 import re
 import time
 from collections.abc import Callable
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired
 
 from pydantic import BaseModel, ValidationError
+from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
 
 from wargraph.models import (
     ModelRef,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired
+
+from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
 
 EVERYONE = "*"
 
