@@ -322,6 +322,27 @@ def eval_diplomacy(
         fail(str(exc))
 
 
+@app.command()
+def experiment(
+    file: Annotated[str, typer.Argument(help="Experiment YAML (or a shipped experiment name).")],
+    runs: Annotated[
+        int | None, typer.Option(help="Runs per condition (overrides the file).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Every model of the file, judge included.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder (default runs/experiments/NAME).")
+    ] = None,
+) -> None:
+    """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
+    from wargraph.evals.experiment import run_from_cli
+
+    code = run_from_cli(file, runs=runs, model=model, out=out, console=console)
+    if code:
+        raise typer.Exit(code)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

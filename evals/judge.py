@@ -1,0 +1,239 @@
+"""Outcome extraction: a judge model answers questions about a finished game's record, and the
+game family's own measures are computed from the same record.
+
+The judge is the control's post-hoc question (`wargraph.posthoc.ask_record`, the `choice`
+schema with its "undetermined" option): every question is multiple choice — yes/no when no
+options are given — so outcomes can be counted. A judgement keeps its evidence as quoted
+lines of the record: the judge's own evidence text is matched against the record's lines, and
+only lines that are really there are kept as quotes (a judge cannot invent a quotation).
+The scripted judge (model "scripted") is the scripted decider: deterministic, for tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from wargraph.nodes.schemas import UNDETERMINED
+from wargraph.posthoc import ask_record
+from wargraph.state import EVERYONE
+
+YES_NO = ["yes", "no"]
+_NEGATIVE = {
+    "unknown",
+    "unclear",
+    "undetermined",
+    "undeterminable",
+    "not determined",
+    "n/a",
+    "na",
+    "none",
+    "cannot tell",
+    "cannot be determined",
+    "not stated",
+    "not enough information",
+}
+_SYNONYMS = {"y": "yes", "true": "yes", "yes": "yes", "n": "no", "false": "no", "no": "no"}
+
+
+def options_of(options: list[str] | None) -> list[str]:
+    """The answer options of a question; none given means yes/no."""
+    return list(options) if options else list(YES_NO)
+
+
+def _norm(text: Any) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s-]", " ", str(text).lower())).strip()
+
+
+def map_choice(raw: Any, options: list[str]) -> str:
+    """A judge's answer mapped onto one option, or "undetermined".
+
+    Models not held to a grammar answer "Yes.", "NO", "yes, there was fighting" or "unclear";
+    the mapping is: exact option (case and punctuation ignored) > yes/no synonym > the one
+    option the answer starts with > "undetermined" (also for anything unrecognised).
+    """
+    if raw is None:
+        return UNDETERMINED
+    text = _norm(raw)
+    if not text or text in _NEGATIVE:
+        return UNDETERMINED
+    by_norm = {_norm(o): o for o in options}
+    if text in by_norm:
+        return by_norm[text]
+    if text == _norm(UNDETERMINED):
+        return UNDETERMINED
+    lowered = {o.lower() for o in options}
+    if text in _SYNONYMS and _SYNONYMS[text] in lowered:
+        return next(o for o in options if o.lower() == _SYNONYMS[text])
+    first = text.split(" ")[0]
+    if first in _SYNONYMS and _SYNONYMS[first] in lowered:
+        return next(o for o in options if o.lower() == _SYNONYMS[first])
+    starts = [o for n, o in by_norm.items() if n and (text.startswith(n + " ") or text == n)]
+    if len(starts) == 1:
+        return starts[0]
+    return UNDETERMINED
+
+
+# --- evidence -----------------------------------------------------------------------------------
+
+
+def record_lines(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every non-empty line of the record's events, with where it comes from."""
+    out = []
+    for e in record.get("events", []):
+        audience = e.get("audience") or [EVERYONE]
+        for line in str(e.get("text", "")).splitlines():
+            if line.strip():
+                out.append(
+                    {
+                        "event": e.get("id", ""),
+                        "round": e.get("round", 0),
+                        "kind": e.get("kind", ""),
+                        "author": e.get("author", ""),
+                        "public": EVERYONE in audience,
+                        "line": line.strip(),
+                    }
+                )
+    return out
+
+
+def _fragments(evidence: str) -> list[str]:
+    """Pieces of the judge's evidence to look up: lines and sentences, quote marks removed."""
+    pieces = []
+    for line in str(evidence).splitlines():
+        line = line.strip().lstrip(">").strip().strip("\"'“”‘’")
+        pieces += [p.strip().strip("\"'“”‘’") for p in re.split(r"(?<=[.!?])\s+|\"|“|”", line)]
+    return [p for p in pieces if len(_norm(p)) >= 12]
+
+
+def find_quotes(evidence: str, record: Mapping[str, Any], limit: int = 5) -> list[dict[str, Any]]:
+    """The record lines the judge's evidence quotes: `exact` when a fragment appears in a line
+    verbatim (case, spacing and punctuation aside), `close` when at least 80% of a fragment's
+    words are in one line. Nothing else counts as evidence."""
+    lines = record_lines(record)
+    normed = [_norm(item["line"]) for item in lines]
+    found: dict[int, str] = {}
+    for frag in _fragments(evidence):
+        f = _norm(frag)
+        exact = [i for i, n in enumerate(normed) if f in n]
+        if exact:
+            found.setdefault(exact[0], "exact")
+            continue
+        words = set(f.split())
+        best, score = -1, 0.0
+        for i, n in enumerate(normed):
+            share = len(words & set(n.split())) / len(words)
+            if share > score:
+                best, score = i, share
+        if best >= 0 and score >= 0.8:
+            found.setdefault(best, "close")
+    return [{**lines[i], "match": how} for i, how in sorted(found.items())][:limit]
+
+
+# --- questions ------------------------------------------------------------------------------------
+
+AskFn = Callable[..., dict[str, Any]]
+
+
+def judge_question(
+    record: Mapping[str, Any],
+    *,
+    qid: str,
+    text: str,
+    options: list[str] | None = None,
+    model: str = "embedded",
+    require_evidence: bool = False,
+    ask: AskFn = ask_record,
+) -> dict[str, Any]:
+    """One judgement: the answer (an option or "undetermined"), the judge's evidence, the
+    record lines it quotes, and where the answer came from (model, fallback, scripted).
+
+    With `require_evidence`, an answer that quotes no line of the record becomes
+    "undetermined" (the judge's raw answer is kept in `raw`)."""
+    opts = options_of(options)
+    reply = ask(dict(record), text, options=opts, model=model)
+    raw = reply.get("choice")
+    answer = map_choice(raw, opts)
+    evidence = str(reply.get("evidence", "") or "")
+    quotes = find_quotes(evidence, record)
+    note = ""
+    if require_evidence and answer != UNDETERMINED and not quotes:
+        answer, note = UNDETERMINED, "no line of the record supports the answer"
+    return {
+        "id": qid,
+        "question": text,
+        "options": opts,
+        "answer": answer,
+        "raw": raw,
+        "evidence": evidence,
+        "quotes": quotes,
+        "verified": any(q["match"] == "exact" for q in quotes),
+        "source": reply.get("source", ""),
+        "note": note,
+    }
+
+
+# --- the families' own measures ------------------------------------------------------------------
+
+Measures = dict[str, float | int | bool]
+
+
+def _numeric(values: Mapping[str, Any], prefix: str = "") -> Measures:
+    """Keep the numbers and booleans of a measure dict (flattening one level of nesting)."""
+    out: Measures = {}
+    for key, v in values.items():
+        if isinstance(v, bool | int | float) and v == v:  # v == v drops NaN
+            out[prefix + str(key)] = v
+        elif isinstance(v, Mapping) and not prefix:
+            out.update(_numeric(v, f"{key}."))
+    return out
+
+
+def _module(family: str):
+    try:
+        return importlib.import_module(f"wargraph.evals.{family}")
+    except ModuleNotFoundError:
+        return None
+
+
+def family_measures(record: Mapping[str, Any], record_path: str | Path) -> tuple[Measures, str]:
+    """The family's measures of one game, and a note when they could not be computed.
+
+    A family module `wargraph.evals.<family>` plugs in with `score_record(record) -> dict`;
+    without it, WarAgent uses `load_run` + `score_run` (accuracy against history) and
+    Diplomacy `game_score` of the saved game (score per power). Non-numeric entries are left out.
+    """
+    spec = record.get("scenario") or {}
+    family = str(spec.get("family", "crisis"))
+    mod = _module(family)
+    if mod is None:
+        return {}, ""
+    try:
+        if hasattr(mod, "score_record"):
+            return _numeric(mod.score_record(dict(record))), ""
+        if family == "waragent" and hasattr(mod, "score_run"):
+            return _numeric(mod.score_run(mod.load_run(Path(record_path)))), ""
+        if family == "diplomacy" and hasattr(mod, "game_score"):
+            return _diplomacy_scores(mod, record), ""
+    except Exception as exc:  # a measure that fails is reported, never fatal to the experiment
+        return {}, f"{family} measures failed: {type(exc).__name__}: {str(exc)[:200]}"
+    return {}, ""
+
+
+def _diplomacy_scores(mod: Any, record: Mapping[str, Any]) -> Measures:
+    world = record.get("world") or {}
+    saved = world.get("diplomacy", world) if isinstance(world, Mapping) else {}
+    if not isinstance(saved, Mapping) or "phases" not in saved:
+        saved = saved.get("saved", {}) if isinstance(saved, Mapping) else {}
+    if "phases" not in saved:
+        raise ValueError("the record holds no saved Diplomacy game (world.phases)")
+    settings = (record.get("scenario") or {}).get("diplomacy") or {}
+    max_year = int(settings.get("max_year", 1905))
+    scores = mod.game_score(saved, max_year)
+    centres = saved["phases"][-1]["state"]["centers"]
+    out: Measures = {f"score.{p}": s for p, s in scores.items()}
+    out.update({f"centres.{p}": len(centres.get(p, [])) for p in scores})
+    return out
