@@ -291,3 +291,45 @@ def test_graph_shape_and_wrong_family():
     with pytest.raises(ScenarioError, match="waragent"):
         build("haiwire")
     assert isinstance(load_scenario("wwi"), WarAgentScenario)
+
+
+def test_a_model_secretary_reviews_after_the_rules(tmp_path):
+    # The secretary as a (here scripted) model: asked only about sets the rules passed; its
+    # objections send the country back, and what reaches the board still passes the rules.
+    result = run(tmp_path, ["rounds=2", "waragent.secretary.kind=ai"], seed=2)
+    assert result.finished and not result.values.get("error")
+    trace = read_trace(tmp_path / "out" / "trace.jsonl")
+    reviews = [t for t in trace if t["task"] == "review"]
+    assert reviews and {t["role"] for t in reviews} == {"secretary"}
+    assert all("The leader of" in t["messages"][-1]["content"] for t in reviews)
+    world = World.model_validate(result.values["world"]["waragent"])
+    w = new_world(world.countries)
+    for log in world.history[1:]:
+        for actor, actions in log.actions.items():
+            assert not any(validate(actor, actions, w.beliefs[actor], w.countries).action_reasons)
+        w = apply_round(w, log.actions, _visibility())
+
+
+def test_a_paused_game_resumes_without_loss_or_doubling(tmp_path):
+    from wargraph.runner import resume
+
+    ctx = GameContext(model="scripted", seed=9, humans=["Serbia"])
+    db = tmp_path / "g.sqlite"
+    paused = play("wwi", overrides=["rounds=2"], context=ctx, db=db, out_dir=tmp_path / "p")
+    assert not paused.finished and paused.interrupts  # Serbia's seat waits for a person
+    done = resume(
+        db=db, thread_id=paused.thread_id, out_dir=tmp_path / "p", human_io=lambda payload: WAIT
+    )
+    straight = play(
+        "wwi",
+        overrides=["rounds=2"],
+        context=ctx,
+        db=None,
+        out_dir=tmp_path / "s",
+        human_io=lambda payload: WAIT,
+    )
+    assert done.finished
+    ids = [e["id"] for e in done.record["events"]]
+    assert len(ids) == len(set(ids))
+    assert done.record["events"] == straight.record["events"]
+    assert done.record["world"] == straight.record["world"]
