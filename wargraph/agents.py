@@ -157,6 +157,26 @@ def build_agent() -> StateGraph:
 agent_graph = build_agent().compile(checkpointer=True)
 
 
+# LangGraph's config flag that makes a subgraph continue from its checkpoint (langgraph 1.2).
+_RESUMING = "__pregel_resuming"
+
+
+def _stale_on_resume(asks: list[Ask]) -> bool:
+    """When a game resumes (after a crash, a breakpoint or a RetryPolicy retry), LangGraph
+    continues a `checkpointer=True` subgraph from its last checkpoint and ignores the input. If
+    this seat had not started these asks, that checkpoint is an earlier step's and would hand back
+    its stale answers (the game then loops or records the wrong moves): run these asks afresh."""
+    from langgraph.config import get_config
+
+    conf = get_config().get("configurable", {})
+    if not conf.get(_RESUMING):
+        return False
+    # the seat's own history: the parent's checkpoint id and map address the parent, not it
+    own = {k: v for k, v in conf.items() if k not in ("checkpoint_id", "checkpoint_map")}
+    saved = agent_graph.get_state({"configurable": own}).values.get("asks") or []
+    return [a["id"] for a in saved] != [a["id"] for a in asks]
+
+
 def agent_node_name(role: str) -> str:
     return f"agent_{role}"
 
@@ -164,7 +184,8 @@ def agent_node_name(role: str) -> str:
 def make_agent_node(role: str):
     def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
         asks = [a for a in payload.get("asks", []) if a["role"] == role]
-        out = agent_graph.invoke({"asks": asks, "answers": {}})
+        fresh = {"configurable": {_RESUMING: False}} if _stale_on_resume(asks) else None
+        out = agent_graph.invoke({"asks": asks, "answers": {}}, fresh)
         answers = out.get("answers", {})
         return {"pending": {ask_id: answers[ask_id] for ask_id in answers}}
 
