@@ -1,0 +1,205 @@
+// Shared helpers of the wargraph pages: the token, the API, safe DOM building, events, forms.
+// Everything from the game is inserted as text (textContent), never as HTML: other players'
+// messages and scenario text are data.
+"use strict";
+
+const WG = (() => {
+  function readToken(storageKey) {
+    // The link carries the token in its #fragment (never sent to the server in the URL). Keep it
+    // for this tab only and take it out of the address bar.
+    const params = new URLSearchParams(location.hash.slice(1));
+    const fromLink = params.get("token");
+    if (fromLink) {
+      sessionStorage.setItem(storageKey, fromLink);
+      params.delete("token");
+      const rest = params.toString();
+      history.replaceState(null, "", location.pathname + (rest ? "#" + rest : ""));
+    }
+    return sessionStorage.getItem(storageKey);
+  }
+
+  async function api(token, path, options = {}) {
+    const init = {
+      method: options.method || "GET",
+      headers: { Authorization: "Bearer " + token },
+      cache: "no-store",
+    };
+    if (options.body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(options.body);
+    }
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (err) {
+      throw new Error("cannot reach the game server (" + err.message + ")");
+    }
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (err) {
+      data = null;
+    }
+    if (!response.ok) {
+      const detail = data && data.detail ? data.detail : "HTTP " + response.status;
+      const error = new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
+      error.status = response.status;
+      throw error;
+    }
+    return data;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (value === true) node.setAttribute(key, "");
+      else node.setAttribute(key, String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function audienceLabel(audience, me) {
+    if (!audience || audience.includes("*")) return "everyone";
+    const names = audience.map((a) => (a === me ? "you" : a));
+    if (names.length === 1 && names[0] === "you") return "only you";
+    return names.join(", ");
+  }
+
+  const KIND_NAMES = {
+    setting: "Setting",
+    brief: "Your brief",
+    plan: "Plan",
+    proposal: "Proposal",
+    narration: "What happened",
+    inject: "News",
+    message: "Message",
+    summary: "Summary",
+    answer: "Debrief",
+    verdict: "Verdict",
+    order: "Orders",
+  };
+
+  function renderEvents(list, events, me) {
+    // Rebuild only when the record grew: it is append-only.
+    if (list.dataset.count === String(events.length)) return false;
+    list.replaceChildren();
+    let round = null;
+    for (const e of events) {
+      if (e.round !== round) {
+        round = e.round;
+        list.append(el("li", { class: "round-mark", text: round === 0 ? "Before the game" : "Round " + round }));
+      }
+      const kind = KIND_NAMES[e.kind] || e.kind;
+      const aud = audienceLabel(e.audience, me);
+      list.append(
+        el(
+          "li",
+          { class: "event kind-" + e.kind + (aud === "everyone" ? "" : " private"), "data-id": e.id },
+          el(
+            "div",
+            { class: "event-head" },
+            el("span", { class: "event-kind", text: kind }),
+            el("span", { class: "event-author", text: e.author === me ? "you" : e.author }),
+            el("span", { class: "event-audience", text: "seen by " + aud })
+          ),
+          el("div", { class: "event-text", text: e.text })
+        )
+      );
+    }
+    list.dataset.count = String(events.length);
+    return true;
+  }
+
+  function fieldLabel(name) {
+    return name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  }
+
+  function plainType(spec) {
+    if (spec.enum) return "enum";
+    if (spec.type) return spec.type;
+    const options = spec.anyOf || spec.oneOf;
+    if (options) {
+      const real = options.filter((o) => o.type !== "null");
+      if (real.length === 1) return plainType(real[0]);
+    }
+    return "json";
+  }
+
+  // A form for a flat JSON schema: enums as selects, text as text areas, numbers, checkboxes;
+  // anything else as JSON. `read()` returns the answer object or throws with a message.
+  function buildForm(schema, prefill) {
+    const props = (schema && schema.properties) || {};
+    const required = new Set((schema && schema.required) || []);
+    const readers = [];
+    const fields = [];
+    for (const [name, spec] of Object.entries(props)) {
+      const id = "field-" + name;
+      const type = plainType(spec);
+      const initial = prefill && name in prefill ? prefill[name] : spec.default;
+      let input;
+      if (type === "enum") {
+        input = el("select", { id, name });
+        input.append(el("option", { value: "", text: "— choose —" }));
+        for (const option of spec.enum) input.append(el("option", { value: option, text: option }));
+        if (initial !== undefined) input.value = initial;
+        readers.push(() => [name, input.value || undefined]);
+      } else if (type === "boolean") {
+        input = el("input", { id, name, type: "checkbox" });
+        input.checked = initial === undefined ? false : Boolean(initial);
+        readers.push(() => [name, input.checked]);
+      } else if (type === "integer" || type === "number") {
+        input = el("input", {
+          id, name, type: "number",
+          min: spec.minimum, max: spec.maximum, step: type === "integer" ? 1 : "any",
+        });
+        if (initial !== undefined) input.value = initial;
+        readers.push(() => [name, input.value === "" ? undefined : Number(input.value)]);
+      } else if (type === "string") {
+        input = el("textarea", { id, name, rows: 6, maxlength: spec.maxLength });
+        if (initial !== undefined && initial !== null) input.value = initial;
+        readers.push(() => [name, input.value.trim() === "" ? undefined : input.value]);
+      } else {
+        input = el("textarea", { id, name, rows: 6, class: "json", placeholder: "JSON" });
+        if (initial !== undefined) input.value = JSON.stringify(initial, null, 2);
+        readers.push(() => {
+          if (input.value.trim() === "") return [name, undefined];
+          try {
+            return [name, JSON.parse(input.value)];
+          } catch (err) {
+            throw new Error(fieldLabel(name) + ": not valid JSON (" + err.message + ")");
+          }
+        });
+      }
+      const hint = spec.description ? el("div", { class: "hint", text: spec.description }) : null;
+      fields.push(
+        el(
+          "div",
+          { class: "field field-" + type },
+          el("label", { for: id, text: fieldLabel(name) + (required.has(name) ? "" : " (optional)") }),
+          hint,
+          input
+        )
+      );
+    }
+    function read() {
+      const answer = {};
+      for (const reader of readers) {
+        const [name, value] = reader();
+        if (value !== undefined) answer[name] = value;
+        else if (required.has(name)) throw new Error(fieldLabel(name) + " is required");
+      }
+      return answer;
+    }
+    return { fields, read };
+  }
+
+  return { readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel };
+})();

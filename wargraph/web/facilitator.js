@@ -1,0 +1,188 @@
+// The facilitator's page: start games, hand out seat links, see who is to answer, read along.
+"use strict";
+
+(() => {
+  const { api, el, renderEvents } = WG;
+  const token = WG.readToken("wargraph.facilitator");
+  const $ = (id) => document.getElementById(id);
+  const POLL_MS = 2000;
+  let scenarios = [];
+  let selected = new URLSearchParams(location.hash.slice(1)).get("game");
+  let transcriptFor = null;
+
+  function showError(err) {
+    $("connection").textContent = err ? err.message : "";
+  }
+
+  function select(threadId) {
+    selected = threadId;
+    history.replaceState(null, "", location.pathname + "#game=" + threadId);
+    transcriptFor = null;
+    refreshGame();
+    refreshGames();
+  }
+
+  // --- new game -------------------------------------------------------------------------------
+
+  function currentScenario() {
+    return scenarios.find((s) => s.name === $("scenario").value);
+  }
+
+  function renderSeats() {
+    const sc = currentScenario();
+    const box = $("seats");
+    box.replaceChildren();
+    if (!sc) return;
+    $("scenario-info").textContent = sc.title + " · " + sc.family + " · " + sc.rounds + " rounds" + (sc.served ? "" : " · not served here");
+    $("rounds").placeholder = String(sc.rounds);
+    for (const s of sc.seats) {
+      const id = "seat-" + s.seat;
+      const label = s.seat === sc.control ? s.seat + " (umpire)" : s.seat;
+      box.append(
+        el("label", { class: "check", for: id },
+          el("input", { type: "checkbox", id, value: s.seat, checked: s.kind === "human" }),
+          " " + label)
+      );
+    }
+  }
+
+  async function loadScenarios() {
+    const data = await api(token, "/wargraph/scenarios");
+    scenarios = data.scenarios.filter((s) => !s.error);
+    const pick = $("scenario");
+    pick.replaceChildren();
+    for (const s of scenarios) {
+      pick.append(el("option", { value: s.name, disabled: !s.served, text: s.name + " — " + s.title }));
+    }
+    const preferred = scenarios.find((s) => s.name === "azuristan_crimsonia" && s.served) || scenarios.find((s) => s.served);
+    if (preferred) pick.value = preferred.name;
+    renderSeats();
+  }
+
+  async function startGame(ev) {
+    ev.preventDefault();
+    $("new-error").textContent = "";
+    const humans = [...$("seats").querySelectorAll("input:checked")].map((i) => i.value);
+    const body = {
+      scenario: $("scenario").value,
+      humans,
+      model: $("model").value.trim() || "embedded",
+      seed: Number($("seed").value || 0),
+      review: $("review").checked,
+    };
+    if ($("rounds").value) body.rounds = Number($("rounds").value);
+    $("start").disabled = true;
+    try {
+      const game = await api(token, "/wargraph/games", { method: "POST", body });
+      select(game.thread_id);
+    } catch (err) {
+      $("new-error").textContent = err.message;
+    } finally {
+      $("start").disabled = false;
+    }
+  }
+
+  // --- games and the selected game ---------------------------------------------------------------
+
+  async function refreshGames() {
+    const data = await api(token, "/wargraph/games");
+    const body = $("games");
+    body.replaceChildren();
+    for (const g of data.games) {
+      const row = el("tr", { class: g.thread_id === selected ? "selected" : "", "data-thread": g.thread_id, onclick: () => select(g.thread_id) },
+        el("td", {}, el("a", { href: "#game=" + g.thread_id, text: g.title })),
+        el("td", {}, el("span", { class: "pill small status-" + g.status, text: g.done && g.status === "idle" ? "over" : g.status })),
+        el("td", { text: String(g.round || "") })
+      );
+      body.append(row);
+    }
+  }
+
+  function linkCell(link) {
+    if (!link) return el("td", { class: "muted", text: "—" });
+    const input = el("input", { class: "link", readonly: true, value: link, "aria-label": "seat link" });
+    const copy = el("button", {
+      type: "button",
+      class: "small",
+      text: "Copy",
+      onclick: async () => {
+        input.select();
+        try {
+          await navigator.clipboard.writeText(link);
+          copy.textContent = "Copied";
+        } catch (err) {
+          copy.textContent = "Select + copy";
+        }
+      },
+    });
+    return el("td", { class: "link-cell" }, input, copy, el("a", { href: link, target: "_blank", rel: "noopener noreferrer", text: "Open" }));
+  }
+
+  async function refreshGame() {
+    if (!selected) return;
+    const g = await api(token, "/wargraph/games/" + encodeURIComponent(selected));
+    $("game-heading").textContent = g.title || "Game";
+    const rounds = g.rounds ? " of " + g.rounds : "";
+    const waiting = g.waiting_for.length ? " · waiting for " + g.waiting_for.join(", ") : "";
+    $("game-info").textContent = g.family + " · round " + g.round + rounds + " · " + (g.phase || "setup") + waiting + (g.error ? " · error: " + g.error : "");
+    $("status").textContent = g.status;
+    $("status").className = "pill status-" + g.status;
+    const rows = $("seat-rows");
+    rows.replaceChildren();
+    for (const s of g.seats) {
+      rows.append(
+        el("tr", { "data-seat": s.seat, class: s.waiting ? "waiting" : "" },
+          el("td", { text: s.seat }),
+          el("td", { text: s.human ? "a person" : s.review ? "AI, reviewed by a person" : "AI" }),
+          el("td", { text: s.waiting ? "to answer: " + s.task : "—" }),
+          linkCell(s.link)
+        )
+      );
+    }
+    if (transcriptFor !== selected) {
+      $("transcript").dataset.count = "";
+      transcriptFor = selected;
+    }
+    renderEvents($("transcript"), g.events, null);
+  }
+
+  async function poll() {
+    try {
+      await refreshGame();
+      showError(null);
+    } catch (err) {
+      showError(err);
+      if (err.status === 401 || err.status === 403) return;
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  async function pollGames() {
+    try {
+      await refreshGames();
+    } catch (err) {
+      showError(err);
+      if (err.status === 401 || err.status === 403) return;
+    }
+    setTimeout(pollGames, POLL_MS * 3);
+  }
+
+  async function init() {
+    if (!token) {
+      showError(new Error("No facilitator token: open the link `wargraph serve` printed."));
+      return;
+    }
+    $("scenario").addEventListener("change", renderSeats);
+    $("new-game").addEventListener("submit", startGame);
+    try {
+      await loadScenarios();
+    } catch (err) {
+      showError(err);
+      return;
+    }
+    pollGames();
+    poll();
+  }
+
+  init();
+})();

@@ -1,0 +1,138 @@
+// The player's page: one seat's view, its open question, the answer form. Polls the server.
+"use strict";
+
+(() => {
+  const { api, el, renderEvents, buildForm } = WG;
+  const token = WG.readToken("wargraph.seat");
+  const $ = (id) => document.getElementById(id);
+  const POLL_MS = 1500;
+
+  let seat = null;
+  let shownKey = null; // the interrupt whose form is on screen (kept while the player types)
+  const submitted = new Set(); // interrupts answered from this page, waiting for the game
+  let form = null;
+  let busy = false;
+
+  function setStatus(state) {
+    const pill = $("status");
+    pill.textContent = state.status.replace("_", " ");
+    pill.className = "pill status-" + state.status;
+    $("status-message").textContent = state.message;
+    const rounds = state.rounds ? " of " + state.rounds : "";
+    $("round").textContent = state.round ? "Round " + state.round + rounds : "";
+  }
+
+  function renderQuestion(state) {
+    const box = $("question");
+    const q = state.questions[0];
+    if (!q) {
+      if (shownKey !== null || !box.dataset.idle) {
+        shownKey = null;
+        form = null;
+        box.replaceChildren(el("p", { class: "idle", text: state.status === "over" ? "No more questions: the game is over." : "No question for you right now." }));
+        box.dataset.idle = "1";
+      }
+      return;
+    }
+    delete box.dataset.idle;
+    if (submitted.has(q.key)) {
+      if (shownKey !== q.key + ":sent") {
+        shownKey = q.key + ":sent";
+        form = null;
+        box.replaceChildren(el("p", { class: "sent", text: "Answer sent; the game is taking it in…" }));
+      }
+      return;
+    }
+    if (shownKey === q.key) return; // same question: leave the player's typing alone
+    shownKey = q.key;
+    const prefill = q.task === "review" && q.draft ? reviewPrefill(q) : null;
+    form = buildForm(q.schema, prefill);
+    const error = q.error ? el("div", { class: "error", role: "alert", text: "Your last answer was not accepted: " + q.error }) : null;
+    const draft = q.task === "review" && q.draft ? el("blockquote", { class: "draft", text: draftText(q.draft) }) : null;
+    const instructions = q.instructions
+      ? el("details", { class: "instructions" }, el("summary", { text: "Instructions for this seat" }), el("pre", { text: q.instructions }))
+      : null;
+    const notes = q.memory ? el("details", { class: "notes" }, el("summary", { text: "Your private notes" }), el("pre", { text: q.memory })) : null;
+    const button = el("button", { type: "submit", id: "submit", text: "Submit answer" });
+    const formNode = el(
+      "form",
+      { id: "answer-form", onsubmit: (ev) => submit(ev, q, button) },
+      form.fields,
+      el("div", { class: "form-error", id: "form-error", role: "alert" }),
+      button
+    );
+    box.replaceChildren(
+      el("div", { class: "task", text: "Round " + q.round + " · " + q.task }),
+      el("p", { class: "question-text", text: q.question }),
+      draft,
+      error,
+      instructions,
+      notes,
+      formNode
+    );
+  }
+
+  function draftText(draft) {
+    const first = Object.values(draft).find((v) => typeof v === "string");
+    return first || JSON.stringify(draft);
+  }
+
+  function reviewPrefill(q) {
+    return { accept: true, text: draftText(q.draft) };
+  }
+
+  async function submit(ev, q, button) {
+    ev.preventDefault();
+    let answer;
+    try {
+      answer = form.read();
+    } catch (err) {
+      $("form-error").textContent = err.message;
+      return;
+    }
+    button.disabled = true;
+    button.textContent = "Sending…";
+    $("form-error").textContent = "";
+    try {
+      submitted.add(q.key);
+      const state = await api(token, "/wargraph/seat/answer", { method: "POST", body: { ask_id: q.ask_id, answer } });
+      render(state);
+    } catch (err) {
+      submitted.delete(q.key);
+      button.disabled = false;
+      button.textContent = "Submit answer";
+      $("form-error").textContent = err.message;
+    }
+  }
+
+  function render(state) {
+    seat = state.seat;
+    $("title").textContent = state.title || "wargraph";
+    $("who").textContent = "Your seat: " + state.seat;
+    document.title = state.seat + " · " + (state.title || "wargraph");
+    setStatus(state);
+    renderEvents($("events"), state.events, seat);
+    renderQuestion(state);
+  }
+
+  async function poll() {
+    if (busy) return;
+    busy = true;
+    try {
+      render(await api(token, "/wargraph/seat"));
+      $("connection").textContent = "";
+    } catch (err) {
+      $("connection").textContent = err.status === 401 || err.status === 403 ? err.message : "Connection problem: " + err.message;
+      if (err.status === 401 || err.status === 403 || err.status === 404) return; // stop polling
+    } finally {
+      busy = false;
+    }
+    setTimeout(poll, POLL_MS);
+  }
+
+  if (!token) {
+    $("connection").textContent = "No seat token: open the link the facilitator gave you.";
+  } else {
+    poll();
+  }
+})();
