@@ -184,10 +184,15 @@ def agent_node_name(role: str) -> str:
 def make_agent_node(role: str):
     def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
         asks = [a for a in payload.get("asks", []) if a["role"] == role]
-        fresh = {"configurable": {_RESUMING: False}} if _stale_on_resume(asks) else None
-        out = agent_graph.invoke({"asks": asks, "answers": {}}, fresh)
+        fresh = {"configurable": {_RESUMING: False}}
+        out = agent_graph.invoke(
+            {"asks": asks, "answers": {}}, fresh if _stale_on_resume(asks) else None
+        )
         answers = out.get("answers", {})
-        return {"pending": {ask_id: answers[ask_id] for ask_id in answers}}
+        if any(a["id"] not in answers for a in asks):
+            # Belt and braces: answers must be for exactly these asks, never an earlier step's.
+            answers = agent_graph.invoke({"asks": asks, "answers": {}}, fresh).get("answers", {})
+        return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
 
     agent.__name__ = agent_node_name(role)
     return agent
