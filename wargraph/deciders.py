@@ -278,12 +278,16 @@ class LLMDecider:
         last_error = ""
         for attempt in (1, 2):
             raw, error = self._call(ask, messages, bind, attempt)
-            if error is None:
-                try:
-                    value = parse_answer(raw, schema).model_dump()
-                    return {"value": value, "source": "model"}
-                except ValueError as err:
-                    error = str(err)
+            if error is not None:
+                # The endpoint failed every retry: there is no answer to re-ask about (a re-ask
+                # would send the model an empty reply of its own and double the load).
+                last_error = error
+                break
+            try:
+                value = parse_answer(raw, schema).model_dump()
+                return {"value": value, "source": "model"}
+            except ValueError as err:
+                error = str(err)
             last_error = error
             messages = [
                 *messages,

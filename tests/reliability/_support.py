@@ -11,6 +11,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -153,7 +154,9 @@ class FakeEndpoint:
     mode: str = "ok"
     reply: str = '{"plan": "hold"}'
     hang_s: float = 3.0
+    script: list[str] = field(default_factory=list)  # modes for the first requests, in order
     requests: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
     thread: threading.Thread | None = None
     release: threading.Event = field(default_factory=threading.Event)
@@ -179,8 +182,21 @@ class FakeEndpoint:
                     payload = json.loads(body)
                 except json.JSONDecodeError:
                     payload = {"raw": body.decode("utf-8", "replace")}
-                endpoint.requests.append({"path": self.path, "body": payload})
-                mode = endpoint.mode
+                messages = payload.get("messages") or [{}]
+                with endpoint.lock:
+                    endpoint.requests.append(
+                        {
+                            "path": self.path,
+                            "body": payload,
+                            "at": time.monotonic(),
+                            # which ask: its first user turn
+                            "prompt": next(
+                                (m.get("content") for m in messages if m.get("role") == "user"),
+                                "",
+                            ),
+                        }
+                    )
+                    mode = endpoint.script.pop(0) if endpoint.script else endpoint.mode
                 if mode == "hang":
                     # bounded: released when the test ends, whatever the client does
                     endpoint.release.wait(endpoint.hang_s)
