@@ -117,7 +117,9 @@ def test_two_human_seats_interrupts_resume_history_and_replay(server):
     starts = [
         h
         for h in history
-        if h["values"].get("round") == 2 and h["next"] == ["inject"] and not h["tasks"][0].get("interrupts")
+        if h["values"].get("round") == 2
+        and h["next"] == ["inject"]
+        and not h["tasks"][0].get("interrupts")
     ]
     assert starts, "no checkpoint at the start of round 2"
     fork_at = starts[-1]["checkpoint"]["checkpoint_id"]

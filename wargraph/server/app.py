@@ -47,6 +47,13 @@ _NS = uuid.UUID("5b0c3e7e-8f5c-4c55-9f4e-6f0e8c2f4a11")
 _CONTEXT_FIELDS = {f.name for f in dataclasses.fields(GameContext)}
 # What a run's context may set from the facilitator page; the rest keeps its default.
 _PAGE_CONTEXT = ("model", "role_models", "seed", "humans", "temperature", "max_tokens")
+_SETTING_TYPES = (
+    ("model", str, "a model reference such as embedded or openai:gpt-4o-mini"),
+    ("role_models", dict, "a mapping of seat to model reference"),
+    ("seed", int, "a whole number"),
+    ("temperature", (int, float), "a number"),
+    ("max_tokens", int, "a whole number"),
+)
 
 
 class ApiError(Exception):
@@ -424,15 +431,26 @@ def _prepare_game(body: dict[str, Any]) -> dict[str, Any]:
     for key in _PAGE_CONTEXT:
         if key in body and key != "humans" and body[key] not in (None, ""):
             context[key] = body[key]
+    for key, kinds, what in _SETTING_TYPES:
+        value = context.get(key)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise ApiError(400, f"{key}: expected {what}")
+    if not 0 <= float(context.get("temperature", 0.7)) <= 2:
+        raise ApiError(400, "temperature: from 0 to 2")
+    if not 1 <= int(context.get("max_tokens", 200)) <= 8192:
+        raise ApiError(400, "max_tokens: from 1 to 8192")
+    bad_roles = sorted(set(context.get("role_models") or {}) - set(sc.roles))
+    if bad_roles:
+        raise ApiError(400, f"role_models: no seat {bad_roles} in this scenario")
     try:
         ctx = GameContext(**context)
         parse_model_ref(ctx.model)
-        for ref in (ctx.role_models or {}).values():
+        for ref in ctx.role_models.values():
+            if not isinstance(ref, str):
+                raise ValueError("role_models: each value is a model reference string")
             parse_model_ref(ref)
-        if not isinstance(ctx.seed, int) or isinstance(ctx.seed, bool):
-            raise ValueError("seed: a whole number")
-    except (TypeError, ValueError, ModelRefError) as err:
-        raise ApiError(400, f"settings: {err}") from None
+    except (ValueError, ModelRefError) as err:
+        raise ApiError(400, str(err)) from None
     return {
         "scenario": scenario,
         "overrides": overrides,

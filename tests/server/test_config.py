@@ -1,0 +1,147 @@
+"""Server configuration, graph factories and seat tokens (no server started here)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from wargraph.server import FAMILIES
+from wargraph.server import graphs as factories
+from wargraph.server.seats import (
+    TokenError,
+    bearer,
+    check_token,
+    facilitator_token,
+    seat_token,
+)
+from wargraph.server.serve import DEFAULT_CONFIG, ServeError, effective_config, serve, start
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_repository_langgraph_json_is_the_served_default():
+    data = json.loads((ROOT / "langgraph.json").read_text())
+    for key in ("graphs", "auth", "http"):
+        assert data[key] == DEFAULT_CONFIG[key], key
+    assert list(data["graphs"]) == list(FAMILIES)
+    assert data["auth"]["disable_studio_auth"] is True  # else Studio's scheme skips our auth
+
+
+def test_effective_config_leaves_out_graphs_that_cannot_load(tmp_path):
+    (tmp_path / "mine.py").write_text("graph = None\n")
+    cfg = tmp_path / "langgraph.json"
+    cfg.write_text(
+        json.dumps(
+            {
+                "dependencies": ["."],
+                "graphs": {
+                    "crisis": "wargraph.server.graphs:crisis",
+                    "ghost": "wargraph.server.graphs:ghost_family",
+                    "nomodule": "no_such_package.games:graph",
+                    "local": "./mine.py:graph",
+                    "nofile": "./missing.py:graph",
+                    "broken": "no-colon-here",
+                },
+                "auth": {"path": "./auth.py:auth"},
+            }
+        )
+    )
+    data, skipped = effective_config(cfg)
+    assert set(data["graphs"]) == {"crisis", "local"}
+    assert set(skipped) == {"ghost", "nomodule", "nofile", "broken"}
+    assert "wargraph.graphs.ghost_family" in skipped["ghost"]
+    assert data["graphs"]["local"] == f"{tmp_path / 'mine.py'}:graph"  # relative to the config
+    assert data["auth"]["path"] == f"{tmp_path / 'auth.py'}:auth"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such config file"),
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "'graphs' mapping"),
+        ('{"graphs": {"x": "nowhere.at.all:graph"}}', "no game graph can be loaded"),
+    ],
+)
+def test_bad_config_files_get_a_clear_error(tmp_path, content, message):
+    cfg = tmp_path / "langgraph.json"
+    if content is not None:
+        cfg.write_text(content)
+    with pytest.raises(ServeError, match=message):
+        effective_config(cfg)
+
+
+def test_a_busy_port_is_refused_before_anything_starts(tmp_path, capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        with pytest.raises(ServeError, match=f"port {port}"):
+            start(port=port, state_dir=tmp_path / "state")
+        assert serve(port=port, state_dir=tmp_path / "state") == 2
+    assert "in use" in capsys.readouterr().err
+    assert not (tmp_path / "state" / ".langgraph_api").exists()
+
+
+def test_seat_tokens_verify_and_resist_tampering():
+    secret = "s3cret"
+    token = seat_token("thread-1", "azuristan", secret)
+    holder = check_token(token, secret)
+    assert (holder.kind, holder.thread_id, holder.seat) == ("seat", "thread-1", "azuristan")
+    assert check_token(facilitator_token(secret), secret).kind == "facilitator"
+    other_body = seat_token("thread-1", "crimsonia", secret).split(".")[1]
+    _, _, mac = token.split(".")
+    for bad in [
+        "",
+        None,
+        "s.x",
+        f"s.{other_body}.{mac}",  # another seat under this seat's signature
+        seat_token("thread-1", "azuristan", "other-secret"),
+        facilitator_token("other-secret"),
+        "f." + "0" * 32,
+        "s.!!!.abc",
+        "x" * 5000,
+    ]:
+        with pytest.raises(TokenError):
+            check_token(bad, secret)
+    with pytest.raises(TokenError):
+        seat_token("thread\n1", "azuristan", secret)
+
+
+def test_bearer_reads_the_server_hook_headers():
+    assert bearer({b"authorization": b"Bearer abc"}) == "abc"
+    assert bearer({"Authorization": "bearer  abc "}) == "abc"
+    assert bearer({"x-api-key": "k"}) == "k"
+    assert bearer({"authorization": "Basic abc"}) is None
+    assert bearer({}) is None and bearer(None) is None
+
+
+def test_factories_refuse_missing_families_and_bad_selections():
+    from starlette.exceptions import HTTPException
+
+    with pytest.raises(factories.GraphUnavailable, match="ghost_family"):
+        factories._load("ghost_family")
+    with pytest.raises(HTTPException) as err:
+        asyncio.run(factories.graph_for("ghost_family", {}))
+    assert err.value.status_code == 422
+    with pytest.raises(factories.GraphUnavailable, match="configurable.scenario"):
+        factories.selection({"configurable": {"scenario": 42}})
+    with pytest.raises(factories.GraphUnavailable, match="configurable.overrides"):
+        factories.selection({"configurable": {"overrides": ["rounds=3"]}})
+    with pytest.raises(factories.GraphUnavailable, match="family 'tabletop'"):
+        factories.build_compiled("crisis", "haiwire", {})
+
+
+def test_factory_builds_the_seats_of_the_selected_scenario_and_caches_it():
+    config = {"configurable": {"scenario": "strait_standoff", "overrides": {"rounds": 1}}}
+    first = asyncio.run(factories.graph_for("crisis", config))
+    again = asyncio.run(factories.graph_for("crisis", config))
+    assert first is again
+    assert "agent_sela_president" in first.nodes and "agent_azuristan" not in first.nodes
+    default = asyncio.run(factories.graph_for("crisis", {"configurable": {}}))
+    assert "agent_azuristan" in default.nodes
+    assert default.checkpointer is None  # the server brings its own
