@@ -66,6 +66,11 @@ const WG = (() => {
     return node;
   }
 
+  // Scenario files wrap long lines; a line that goes on in lower case continues the sentence.
+  function reflow(text) {
+    return String(text || "").replace(/\n(?=[a-z])/g, " ");
+  }
+
   function audienceLabel(audience, me) {
     if (!audience || audience.includes("*")) return "everyone";
     const names = audience.map((a) => (a === me ? "you" : a));
@@ -97,7 +102,7 @@ const WG = (() => {
         round = e.round;
         list.append(el("li", { class: "round-mark", text: round === 0 ? "Before the game" : "Round " + round }));
       }
-      const kind = KIND_NAMES[e.kind] || e.kind;
+      const kind = e.kind === "brief" && !me ? "Brief" : KIND_NAMES[e.kind] || e.kind;
       const aud = audienceLabel(e.audience, me);
       list.append(
         el(
@@ -110,11 +115,12 @@ const WG = (() => {
             el("span", { class: "event-author", text: e.author === me ? "you" : e.author }),
             el("span", { class: "event-audience", text: "seen by " + aud })
           ),
-          el("div", { class: "event-text", text: e.text })
+          el("div", { class: "event-text", text: reflow(e.text) })
         )
       );
     }
     list.dataset.count = String(events.length);
+    list.scrollTop = list.scrollHeight; // the newest entry in view
     return true;
   }
 
@@ -201,5 +207,5 @@ const WG = (() => {
     return { fields, read };
   }
 
-  return { readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel };
+  return { readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel, reflow };
 })();

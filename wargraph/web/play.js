@@ -61,15 +61,16 @@
       el("div", { class: "form-error", id: "form-error", role: "alert" }),
       button
     );
-    box.replaceChildren(
+    const parts = [
       el("div", { class: "task", text: "Round " + q.round + " · " + q.task }),
-      el("p", { class: "question-text", text: q.question }),
+      el("p", { class: "question-text", text: WG.reflow(q.question) }),
       draft,
       error,
       instructions,
       notes,
-      formNode
-    );
+      formNode,
+    ];
+    box.replaceChildren(...parts.filter((p) => p));
   }
 
   function draftText(draft) {
