@@ -135,6 +135,14 @@ def fit_lengths(value: Any, schema: dict[str, Any]) -> Any:
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
+def _loads(text: str) -> Any:
+    """json.loads, but too deep a nesting ("[[[[...") is bad JSON, not a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
 def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
     """Validate a model's or a person's answer. Raises ValueError with a message to send back."""
     if isinstance(raw, BaseModel):
@@ -147,13 +155,13 @@ def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
         if fenced:
             text = fenced.group(1).strip()
         try:
-            raw = json.loads(text)
+            raw = _loads(text)
         except json.JSONDecodeError as err:
             start, end = text.find("{"), text.rfind("}")
             try:
                 if start < 0 or end <= start:
                     raise err
-                raw = json.loads(text[start : end + 1])
+                raw = _loads(text[start : end + 1])
             except json.JSONDecodeError:
                 text_fields = [n for n, f in schema.model_fields.items() if f.annotation is str]
                 if len(schema.model_fields) == 1 and text_fields:

@@ -21,9 +21,11 @@ def record_call(path: str | None, entry: dict[str, Any]) -> None:
     try:
         line = json.dumps(entry, ensure_ascii=False, default=str)
         Path(target).parent.mkdir(parents=True, exist_ok=True)
-        with _lock, open(target, "a", encoding="utf-8") as fh:
+        # backslashreplace: a lone surrogate from a server's JSON ("\ud800") stays a valid JSON
+        # escape instead of failing the write (and being mistaken for an endpoint fault)
+        with _lock, open(target, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line + "\n")
-    except OSError:
+    except (OSError, ValueError):
         pass
 
 
