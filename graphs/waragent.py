@@ -193,37 +193,38 @@ def _profile_text(s: WarAgentScenario, country: str) -> str:
 
 
 def opening(scenario: Scenario, update: dict[str, Any]) -> dict[str, Any]:
+    """Round 0 events in an order that keeps the shared part of every prompt first: the setting,
+    the public profiles and the trigger, then each country's private brief and profile. The
+    prompts of all countries then share a long prefix that llama.cpp evaluates only once."""
     s = scenario
     assert isinstance(s, WarAgentScenario)
     cfg = s.waragent
-    events = list(update["events"])
+    kernel = list(update["events"])
+    shared = [e for e in kernel if e["audience"] == ["*"]]
+    private = [e for e in kernel if e["audience"] != ["*"]]
     shown = cfg.profiles_shown
-    for c in s.countries:
-        events.append(
-            make_event(
-                round=0,
-                phase="setup",
-                kind="profile",
-                author="scenario",
-                text=f"Profile of {c}\n{_profile_text(s, c)}",
-                audience=["*"] if shown == "all" else [c],
-                key=c,
-            )
+
+    def profile(c: str, text: str, audience: list[str], key: str) -> Any:
+        return make_event(
+            round=0,
+            phase="setup",
+            kind="profile",
+            author="scenario",
+            text=text,
+            audience=audience,
+            key=key,
         )
+
+    for c in s.countries:
+        full = f"Profile of {c}\n{_profile_text(s, c)}"
+        if shown == "all":
+            shared.append(profile(c, full, ["*"], c))
+            continue
+        private.append(profile(c, full, [c], c))
         if shown == "summary":
             policy = s.players[c].profile["key_policy"]
-            events.append(
-                make_event(
-                    round=0,
-                    phase="setup",
-                    kind="profile",
-                    author="scenario",
-                    text=f"{c} in brief: {policy}",
-                    audience=["*"],
-                    key=f"{c}.brief",
-                )
-            )
-    events.append(
+            shared.append(profile(c, f"{c} in brief: {policy}", ["*"], f"{c}.brief"))
+    shared.append(
         make_event(
             round=0,
             phase="setup",
@@ -234,7 +235,7 @@ def opening(scenario: Scenario, update: dict[str, Any]) -> dict[str, Any]:
         )
     )
     world = new_world(s.countries, cfg.initial_board(s.countries))
-    return {"events": events, "world": {"waragent": world.model_dump(mode="json")}}
+    return {"events": shared + private, "world": {"waragent": world.model_dump(mode="json")}}
 
 
 # --- order: every country acts at once on its own view ---------------------------------------
@@ -265,7 +266,13 @@ def _country_ask(
         country,
         task,
         key=key,
-        system=render_prompt(f"waragent_system_{s.setting_of(country)}", table.variant(country)),
+        # The action list is our own fixed text (no scenario words), so it may sit in the system
+        # prompt, where it is part of the prefix every country's prompt shares.
+        system=render_prompt(
+            f"waragent_system_{s.setting_of(country)}",
+            table.variant(country),
+            actions=action_menu(),
+        ),
         context=table.view_text(country),
         question=question,
         schema="waragent_actions",
@@ -289,7 +296,6 @@ def _common(table: Table, country: str, world: World) -> dict[str, Any]:
         "countries": ", ".join(c for c in s.countries if c != country),
         "max_actions": s.waragent.max_actions,
         "board": quote(describe_board(world.beliefs[country], country)),
-        "actions": action_menu(),
         "analysis": render_prompt(
             f"waragent_analysis_{s.setting_of(country)}", table.variant(country)
         ),
