@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -156,6 +157,18 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def _die_with_parent() -> None:
+    """Linux: the server gets SIGTERM if the process that started it dies (even by SIGKILL), so
+    no orphaned server keeps the port. Elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def langgraph_command() -> list[str]:
     exe = Path(sys.executable).with_name("langgraph")
     if exe.exists():
@@ -264,6 +277,7 @@ def start(
             stdout=out,
             stderr=subprocess.STDOUT if out else None,
             start_new_session=True,  # one process group: stop() ends the server and its children
+            preexec_fn=_die_with_parent,
         )
     finally:
         if out:
@@ -324,6 +338,7 @@ def serve(
         return 2
     for gid, why in skipped.items():
         console.print(f"[yellow]graph {gid} left out:[/] {why}", highlight=False)
+    previous = _stop_on_signals()
     try:
         took = wait_ready(server)
         console.print(f"LangGraph server ready at {server.url} in {took:.1f} s", highlight=False)
@@ -346,3 +361,18 @@ def serve(
         return 0
     finally:
         server.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stop_on_signals() -> dict[int, Any]:
+    """SIGTERM and SIGHUP end `serve` like Ctrl-C does, so the server is stopped on the way out."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            previous[signum] = signal.signal(signum, interrupt)
+    return previous
