@@ -19,7 +19,13 @@ from langgraph.types import Command
 
 from wargraph.context import GameContext
 from wargraph.records import build_record, write_record
-from wargraph.scenario import Scenario, ScenarioError, load_scenario, validate_data
+from wargraph.scenario import (
+    Scenario,
+    ScenarioError,
+    load_scenario,
+    resolve_path,
+    validate_data,
+)
 
 HumanIO = Callable[[dict[str, Any]], Any]
 Progress = Callable[[str, dict[str, Any]], None]
@@ -218,6 +224,8 @@ def check_scenario(scenario: str | dict[str, Any], overrides=None) -> Scenario:
     sc = load_scenario(scenario, overrides)
     try:
         build_for(sc)
-    except ScenarioError:
-        raise
+    except ScenarioError as err:
+        # the family's own checks (flow phases, decks ...) name the file like the schema's do
+        source = str(resolve_path(scenario)) if isinstance(scenario, str) else "<inline scenario>"
+        raise ScenarioError(f"{source}: {err}") from None
     return sc

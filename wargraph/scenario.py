@@ -301,7 +301,10 @@ def _format_validation(source: str, err: ValidationError) -> str:
 def validate_data(data: Any, source: str = "<scenario>") -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: expected a mapping of scenario fields at the top level")
-    cls = scenario_class(str(data.get("family", "crisis")))
+    try:
+        cls = scenario_class(str(data.get("family", "crisis")))
+    except ScenarioError as err:
+        raise ScenarioError(f"{source}: {err}") from None  # name the file, as every error does
     try:
         return cls.model_validate(data)
     except ValidationError as err:
@@ -314,11 +317,15 @@ def read_data(name_or_path: str) -> tuple[dict[str, Any], str]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
         problem = getattr(err, "problem", None) or str(err)
-        raise ScenarioError(f"{path}:{where}: YAML syntax error: {problem}") from None
+        raise ScenarioError(f"{path}:{where} YAML syntax error: {problem}") from None
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: the YAML is nested too deeply to be a scenario") from None
+    except ValueError as err:  # e.g. an integer of thousands of digits
+        raise ScenarioError(f"{path}: a value cannot be read ({str(err)[:200]})") from None
     return data, str(path)
 
 
