@@ -289,6 +289,44 @@ def serve(
     module.serve(host=host, port=port)
 
 
+@app.command()
+def replay(
+    thread: Annotated[str, typer.Option(help="Thread id of the stored game.")],
+    phase: Annotated[
+        str, typer.Option(help="Where to fork: an engine phase (F1903M) or a round number.")
+    ],
+    db: Annotated[Path, typer.Option(help="SQLite checkpoint store.")] = Path("wargraph.sqlite"),
+    runs: Annotated[int, typer.Option(help="How many replays.")] = 3,
+    set_: Annotated[
+        list[str], typer.Option("--set", help="KEY=VALUE change to the stored scenario.")
+    ] = [],
+    model: Annotated[str | None, typer.Option(help="Default model for the replays.")] = None,
+    phases: Annotated[int, typer.Option(help="Phases (rounds) to replay from the fork.")] = 1,
+    out: Annotated[Path, typer.Option(help="Folder for the report and each run's record.")] = Path(
+        "runs/replay"
+    ),
+) -> None:
+    """Fork a stored game at a phase and replay it N times under a change (the original stays)."""
+    from wargraph.replay import print_report
+    from wargraph.replay import replay as run_replay
+
+    try:
+        with console.status(f"replaying {thread} at {phase} ..."):
+            result = run_replay(
+                db=db,
+                thread_id=thread,
+                phase=phase,
+                runs=runs,
+                overrides=list(set_),
+                model=model,
+                out_dir=out,
+                phases=phases,
+            )
+    except _known_errors() as exc:
+        fail(str(exc))
+    print_report(result, console)
+
+
 def _optional(module: str, attr: str):
     try:
         return getattr(importlib.import_module(module), attr)
@@ -343,8 +381,24 @@ def experiment(
         raise typer.Exit(code)
 
 
-def main() -> None:  # pragma: no cover
-    app()
+def main() -> None:
+    """The console entry point: an unexpected failure is one clear line, its details in a log."""
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        err.print("stopped; a game in progress resumes with `wargraph resume --thread ID`")
+        raise SystemExit(130) from None
+    except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
+        import tempfile
+        import traceback
+
+        log = Path(tempfile.gettempdir()) / "wargraph-error.log"
+        log.write_text(traceback.format_exc(), encoding="utf-8")
+        err.print(f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc}", highlight=False)
+        err.print(f"details in {log}; games in progress resume with `wargraph resume`")
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -61,13 +61,27 @@ def build_for(scenario: Scenario) -> StateGraph:
     return family_module(scenario).build(scenario)
 
 
+def _connect(db: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open the checkpoint database, or fail with a message that says which file and why."""
+    if create:
+        Path(db).parent.mkdir(parents=True, exist_ok=True)
+    elif not Path(db).exists():
+        raise GameError(f"{db}: no such checkpoint database")
+    try:
+        conn = sqlite3.connect(str(db), check_same_thread=False)
+        conn.execute("PRAGMA user_version")  # fails here, clearly, if it is not a database
+        _runs_table(conn)
+    except sqlite3.Error as exc:
+        raise GameError(f"{db}: cannot use the checkpoint database ({exc})") from None
+    return conn
+
+
 @contextmanager
 def sqlite_saver(db: str | Path):
-    conn = sqlite3.connect(str(db), check_same_thread=False)
+    conn = _connect(db)
     try:
         saver = SqliteSaver(conn)
         saver.setup()
-        _runs_table(conn)
         yield saver
     finally:
         conn.close()
@@ -91,11 +105,8 @@ def _save_run(conn: sqlite3.Connection, thread_id: str, scenario: Scenario, ctx:
 
 def load_run(db: str | Path, thread_id: str) -> tuple[Scenario, GameContext]:
     """The scenario and settings a stored game was started with (for resume and replay)."""
-    if not Path(db).exists():
-        raise GameError(f"{db}: no such checkpoint database")
-    conn = sqlite3.connect(str(db))
+    conn = _connect(db, create=False)
     try:
-        _runs_table(conn)
         row = conn.execute(
             "SELECT scenario, context FROM wargraph_runs WHERE thread_id = ?", (thread_id,)
         ).fetchone()
@@ -110,9 +121,8 @@ def load_run(db: str | Path, thread_id: str) -> tuple[Scenario, GameContext]:
 def list_runs(db: str | Path) -> list[str]:
     if not Path(db).exists():
         return []
-    conn = sqlite3.connect(str(db))
+    conn = _connect(db, create=False)
     try:
-        _runs_table(conn)
         return [r[0] for r in conn.execute("SELECT thread_id FROM wargraph_runs")]
     finally:
         conn.close()

@@ -89,6 +89,8 @@ def test_human_at_the_terminal_with_validation(tmp_path):
 def test_bad_inputs_give_clear_errors_not_tracebacks(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("title: x\nsetting: y\nplayers: {a: {kind: robot}}\n")
+    not_a_db = tmp_path / "junk.sqlite"
+    not_a_db.write_text("this is not a database")
     for args in (
         ["validate", str(bad)],
         ["play", str(bad), "--model", "scripted"],
@@ -97,6 +99,8 @@ def test_bad_inputs_give_clear_errors_not_tracebacks(tmp_path):
         ["resume", "--db", str(tmp_path / "none.sqlite"), "--thread", "x"],
         ["ask", str(tmp_path / "missing.json"), "why?", "--model", "scripted"],
         ["graph", "nope"],
+        ["resume", "--db", str(not_a_db), "--thread", "x"],
+        ["play", "summit", "--model", "scripted", "--db", str(not_a_db)],
     ):
         r = runner.invoke(app, args)
         assert r.exit_code == 2, (args, r.output)
