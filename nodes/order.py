@@ -11,6 +11,7 @@ from wargraph.deciders import Ask
 from wargraph.prompts import render_prompt
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
+from wargraph.views import quote
 
 FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
 
@@ -39,7 +40,8 @@ def _plan_ask(table: Table, role: str, team: str | None) -> Ask:
 
 def _combine_ask(table: Table, team: str, proposals: dict[str, str]) -> Ask:
     leader = table.scenario.teams[team].leader
-    quoted = "\n".join(f"[{who}]\n> {text}" for who, text in proposals.items())
+    # every line quoted: a multi-line proposal must not put unquoted text in the leader's prompt
+    quoted = "\n".join(f"[{who}]\n{quote(text)}" for who, text in proposals.items())
     return table.ask(
         leader,
         "combine",
