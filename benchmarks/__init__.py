@@ -1,0 +1,24 @@
+"""wargraph's performance benchmarks (`make bench` / `python -m benchmarks`).
+
+Benchmarks, not timed tests: each prints a Rich table and writes
+`benchmarks/results/<name>.json` with the machine's description and every target marked met or
+missed. Ratios are measured side by side in one run, on the same machine, so they survive a
+noisy neighbour better than absolute numbers do.
+
+1. `overhead`       framework cost of a full game per family (decider / engine / framework)
+2. `prompt_growth`  prompt tokens per call by round, per family and memory policy
+3. `local_model`    the embedded model's speed and its KV-cache reuse for shared prefixes
+4. `concurrency`    N games at once against an OpenAI-compatible server on loopback
+5. `storage`        SQLite checkpoint bytes per round and per game; time to resume
+"""
+
+from __future__ import annotations
+
+import os
+
+# Benchmarks run offline: no tracing service, no analytics.
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
+os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+
+BENCHMARKS = ("overhead", "prompt_growth", "local_model", "concurrency", "storage")

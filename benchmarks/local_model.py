@@ -1,0 +1,336 @@
+"""Benchmark 3: the embedded model (SmolLM2-135M-Instruct through `wargraph.models.LlamaCppChat`).
+
+- Calls per second and generated tokens per second, for free text and for grammar-constrained
+  JSON (the way games call it).
+- KV-cache reuse: llama.cpp keeps the previous prompt's evaluated tokens and only evaluates what
+  differs after the longest common beginning. The latency of a call whose prompt shares its
+  beginning (system, scenario, profile) with the previous call is measured against one whose
+  prompt does not, with the same length, side by side; the speed-up is reported.
+- How much of each prompt a real game could reuse, in the order a game makes its calls (the
+  previous call's prompt is the cache), from scripted games of every family.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import (
+    console,
+    family_module,
+    quiet_stderr,
+    result_payload,
+    rich_table,
+    scenario_name,
+    select_families,
+    target,
+    targets_table,
+    write_result,
+)
+
+NAME = "local_model"
+
+FREE_PROMPT = "Write two sentences about a border dispute between two small countries."
+
+# A stable beginning as a game builds it: instructions, then the scenario and a profile (data).
+STABLE_USER = """The scenario (quoted data, not instructions):
+> Azuristan and Crimsonia are neighbouring states with a long, disputed border. Zafaristan, a
+> province of Azuristan, is populated mostly by ethnic Crimsonians. Its provincial assembly has
+> just declared independence and asked Crimsonia for help. Azuristan calls the declaration
+> illegal; crowds gather in the provincial capital, and Crimsonian volunteers cross the border.
+> Both states have modern armies, and both have nuclear arsenals.
+Your profile:
+> Leadership: a cautious president elected on a promise of stability; a coalition government
+> that depends on a nationalist minority party.
+> Military: a large conscript army, an air force of ageing fighters, three armoured brigades
+> stationed near the border, and a small nuclear arsenal under civilian control.
+> Economy: heavy dependence on gas exports through a pipeline crossing Zafaristan; inflation
+> of 9 percent; a sovereign fund that can cover one year of deficits.
+> Society: a restless ethnic minority in the border provinces; a vocal diaspora abroad; a free
+> but polarised press that follows every move of the government.
+> Foreign policy: member of a regional defence pact that obliges consultation, not defence;
+> trade agreements with both great powers; a standing border commission with Crimsonia.
+> History: a short war thirty years ago ended in an armistice, never a peace treaty.
+Events so far:
+> [round 1, plan from azuristan] Move reserves forward and open talks through the commission.
+> [round 1, narration from control] Troops gather on both sides; the commission meets once.
+"""
+
+QUESTIONS = (
+    "Round 2 of 4: state your plan for the next year in two sentences.",
+    "Round 2 of 4: which single action matters most now, and why? One sentence.",
+)
+
+
+def _system(tag: str = "") -> str:
+    from wargraph.prompts import render_prompt
+
+    base = render_prompt("player_system", "v1")
+    return f"[{tag}] {base}" if tag else base
+
+
+def _chat(temperature: float, max_tokens: int):
+    from wargraph.models import LlamaCppChat, embedded_model_path
+
+    return LlamaCppChat(
+        model_path=str(embedded_model_path()),
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=0,
+    )
+
+
+def _call(model, system: str, user: str, **kwargs: Any) -> tuple[float, int, int]:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    start = time.perf_counter()
+    reply = model.invoke([SystemMessage(system), HumanMessage(user)], **kwargs)
+    wall = time.perf_counter() - start
+    usage = reply.usage_metadata or {}
+    return wall, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+
+
+def throughput(model, calls: int, **kwargs: Any) -> dict[str, Any]:
+    walls, generated, prompt = [], 0, 0
+    start = time.perf_counter()
+    for i in range(calls):
+        # A different opening each time: no call gets the previous one's cache for free.
+        wall, pt, ct = _call(model, _system(f"call {i} {time.time_ns()}"), FREE_PROMPT, **kwargs)
+        walls.append(wall)
+        generated += ct
+        prompt += pt
+    total = time.perf_counter() - start
+    return {
+        "calls": calls,
+        "seconds": total,
+        "calls_per_s": calls / total,
+        "generated_tokens": generated,
+        "generated_tokens_per_s": generated / total,
+        "prompt_tokens_per_call": prompt / calls,
+        "median_latency_s": statistics.median(walls),
+    }
+
+
+def cache_reuse(repeats: int, max_tokens: int) -> dict[str, Any]:
+    """Alternate the two cases so drift on a busy machine hits both alike.
+
+    shared: prime with (system S, stable user U + question 1), then time (S, U + question 2).
+    not shared: time (S', U + question 2) where S' differs from everything before at its first
+    word, so only the chat template's first tokens match the cache."""
+    model = _chat(0.0, max_tokens)
+    shared, fresh, shared_pt, fresh_pt = [], [], [], []
+    for i in range(repeats):
+        system = _system(f"game {i}-{time.time_ns()}")
+        _call(model, system, STABLE_USER + QUESTIONS[0])  # the previous call of the same seat
+        wall, pt, _ = _call(model, system, STABLE_USER + QUESTIONS[1])
+        shared.append(wall)
+        shared_pt.append(pt)
+        wall, pt, _ = _call(
+            model, _system(f"other {i}-{time.time_ns()}"), STABLE_USER + QUESTIONS[1]
+        )
+        fresh.append(wall)
+        fresh_pt.append(pt)
+    s, f = statistics.median(shared), statistics.median(fresh)
+    return {
+        "max_tokens": max_tokens,
+        "repeats": repeats,
+        "prompt_tokens": statistics.median(shared_pt),
+        "shared_prefix_latency_s": s,
+        "no_shared_prefix_latency_s": f,
+        "speedup": f / s if s else None,
+        "shared_all_s": shared,
+        "no_shared_all_s": fresh,
+    }
+
+
+def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
+    """Per family: the share of prompt tokens that match the previous call's prompt from its
+    beginning, over a scripted game's calls in the order it makes them (one cache, as the
+    embedded model has). Prompts are rendered with the model's own chat template."""
+    from wargraph.context import GameContext
+    from wargraph.runner import play
+    from wargraph.trace import read_trace
+
+    rows = []
+    workdir = Path(tempfile.mkdtemp(prefix="wargraph-bench-reuse-"))
+    for spec in select_families(families):
+        module, why = family_module(spec)
+        if module is None:
+            rows.append({"family": spec.name, "unavailable": why})
+            continue
+        trace = workdir / f"{spec.name}.jsonl"
+        play(
+            scenario_name(spec, module),
+            context=GameContext(model="scripted", trace_path=str(trace)),
+            db=None,
+        )
+        calls = [e for e in read_trace(trace) if e.get("event") in ("scripted", "call")]
+        previous: list[int] = []
+        total = reused = 0
+        for entry in calls:
+            text = "".join(
+                f"<|im_start|>{'user' if m['role'] == 'human' else m['role']}\n{m['content']}<|im_end|>\n"
+                for m in entry.get("messages", [])
+            )
+            tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+            common = 0
+            for a, b in zip(tokens, previous, strict=False):
+                if a != b:
+                    break
+                common += 1
+            total += len(tokens)
+            reused += common
+            previous = tokens
+        rows.append(
+            {
+                "family": spec.name,
+                "calls": len(calls),
+                "prompt_tokens": total,
+                "reusable_tokens": reused,
+                "reusable_share": reused / total if total else None,
+            }
+        )
+    return rows
+
+
+def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[str, Any]:
+    from wargraph.models import _LocalLlama, embedded_model_path
+
+    started = time.perf_counter()
+    calls = 2 if quick else 6
+    repeats = 2 if quick else 5
+    with quiet_stderr():
+        t0 = time.perf_counter()
+        local = _LocalLlama.get(str(embedded_model_path()))
+        load_s = time.perf_counter() - t0
+    free = _chat(0.7, 64)
+    _call(free, _system("warm-up"), FREE_PROMPT)  # first call pays one-off setup costs
+    free_text = throughput(free, calls)
+    from wargraph.deciders import flat_json_schema, grammar_schema
+    from wargraph.nodes.schemas import Plan
+
+    schema = grammar_schema(flat_json_schema(Plan))
+    structured = throughput(
+        _chat(0.7, 96), calls, response_format={"type": "json_object", "schema": schema}
+    )
+    prefill = cache_reuse(repeats, max_tokens=1)
+    full_call = cache_reuse(repeats, max_tokens=32)
+    reuse = game_order_reuse(["crisis"] if quick else None, local.llama)
+    targets = [
+        target(
+            "shared-prefix call faster than a cold one (prompt evaluation, speed-up)",
+            prefill["speedup"],
+            1.0,
+            below=False,
+            unit="x",
+        )
+    ]
+    # `below=False` means value <= limit is met; the speed-up must be above 1, so flip it.
+    targets[0]["met"] = prefill["speedup"] is not None and prefill["speedup"] > 1.0
+    targets[0]["status"] = "met" if targets[0]["met"] else "missed"
+    targets[0]["name"] = "shared-prefix prompt evaluation faster than a cold one (speed-up > 1)"
+    payload = result_payload(
+        NAME,
+        started,
+        quick=quick,
+        model=str(embedded_model_path().name),
+        n_threads=os.cpu_count(),
+        load_s=load_s,
+        free_text=free_text,
+        structured_json=structured,
+        cache_prefill_only=prefill,
+        cache_full_call=full_call,
+        game_order_reuse=reuse,
+        targets=targets,
+        notes=[
+            "prefill-only = max_tokens 1: the latency is prompt evaluation; full call = 32 "
+            "tokens generated at temperature 0",
+            "the embedded model has one KV cache per process: calls of different seats "
+            "interleave, so a game reuses only what consecutive calls share",
+        ],
+    )
+    if show:
+        show_tables(payload)
+    if write:
+        write_result(NAME, payload)
+    return payload
+
+
+def show_tables(p: dict[str, Any]) -> None:
+    rows = [
+        [
+            name,
+            d["calls"],
+            d["calls_per_s"],
+            d["generated_tokens_per_s"],
+            d["median_latency_s"],
+            d["prompt_tokens_per_call"],
+        ]
+        for name, d in (
+            ("free text (64 tokens max)", p["free_text"]),
+            ("JSON under grammar (plan schema)", p["structured_json"]),
+        )
+    ]
+    console.print(
+        rich_table(
+            f"3. Local model: {p['model']} in process (load {p['load_s']:.2f} s, {p['n_threads']} threads)",
+            ["kind", "calls", "calls/s", "generated tok/s", "median latency s", "prompt tok/call"],
+            rows,
+        )
+    )
+    cache_rows = [
+        [
+            name,
+            d["prompt_tokens"],
+            d["shared_prefix_latency_s"],
+            d["no_shared_prefix_latency_s"],
+            d["speedup"],
+        ]
+        for name, d in (
+            ("prompt evaluation (max_tokens 1)", p["cache_prefill_only"]),
+            ("full call (32 tokens)", p["cache_full_call"]),
+        )
+    ]
+    console.print(
+        rich_table(
+            "KV-cache reuse: the same prompt after a call sharing its beginning vs after one that does not (medians)",
+            ["case", "prompt tokens", "shared beginning s", "no shared beginning s", "speed-up"],
+            cache_rows,
+        )
+    )
+    console.print(
+        rich_table(
+            "Prompt tokens a game could reuse in its own call order (scripted games, default scenarios)",
+            ["family", "calls", "prompt tokens", "reusable", "share %"],
+            [
+                [
+                    r["family"],
+                    r.get("calls"),
+                    r.get("prompt_tokens"),
+                    r.get("reusable_tokens"),
+                    None if r.get("reusable_share") is None else 100 * r["reusable_share"],
+                ]
+                if "unavailable" not in r
+                else [r["family"], r["unavailable"], "", "", ""]
+                for r in p["game_order_reuse"]
+            ],
+        )
+    )
+    console.print(targets_table("Targets (local model)", p["targets"]))
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.local_model", description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    return run(quick=args.quick, write=not args.no_write)
+
+
+if __name__ == "__main__":
+    main()

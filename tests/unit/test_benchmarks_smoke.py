@@ -1,0 +1,66 @@
+"""Smoke test of the benchmark suite (benchmarks/): every module imports, and benchmark 1 plays
+one crisis game with the scripted decider in quick mode and reports numbers that add up."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from benchmarks import BENCHMARKS, common
+from benchmarks.common import Intervals, union_length, write_result
+from wargraph.trace import read_trace
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_every_benchmark_module_imports(name):
+    module = importlib.import_module(f"benchmarks.{name}")
+    assert name == module.NAME
+    assert callable(module.run) and callable(module.main)
+
+
+def test_union_of_overlapping_spans_counts_shared_time_once():
+    assert union_length([(0.0, 2.0), (1.0, 3.0), (5.0, 6.0)]) == pytest.approx(4.0)
+    spans = Intervals()
+    spans.add(0.0, 1.0)
+    spans.add(0.5, 1.5)
+    assert spans.total() == pytest.approx(2.0)
+    assert spans.union() == pytest.approx(1.5)
+
+
+def test_overhead_quick_crisis_numbers_are_positive_and_consistent():
+    from benchmarks import overhead
+
+    payload = overhead.run(quick=True, write=False, show=False)
+    [row] = payload["rows"]
+    assert (row["family"], row["saver"], row["finished"]) == ("crisis", "sqlite", True)
+    assert row["wall_s"] > 0 and row["decider_s"] > 0 and row["framework_s"] > 0
+    # The parts never add up to more than the wall time they were cut from.
+    assert row["decider_s"] + row["engine_s"] + row["framework_s"] <= row["wall_s"] + 1e-9
+    assert 0 <= row["checkpoint_s"] <= row["framework_s"]
+    assert row["engine_s"] == 0  # the crisis game has no engine: the umpire is a seat
+    # Every decision went through the meter: the trace holds one scripted prompt per decision.
+    scripted = [e for e in read_trace(f"{row['out_dir']}/trace.jsonl") if e["event"] == "scripted"]
+    assert row["decisions"] == len(scripted) > 0
+    assert 0 < row["agent_steps"] <= row["decisions"]
+    assert row["graph_steps"] > row["agent_steps"]
+    assert row["checkpoint_writes"] > row["graph_steps"]  # every step writes, and so do seats
+    assert row["framework_ms_per_agent_step"] == pytest.approx(
+        1000 * row["framework_s"] / row["agent_steps"]
+    )
+    [tgt] = payload["targets"]
+    assert tgt["value"] == pytest.approx(row["framework_ms_per_agent_step"], abs=1e-3)
+    assert tgt["status"] == ("met" if tgt["value"] < tgt["limit"] else "missed")
+    assert payload["machine"]["cpu_count"] >= 1 and payload["machine"]["python"]
+
+    with common.console.capture() as captured:
+        overhead.show_tables(payload)
+    text = captured.get()
+    assert "Framework overhead" in text and "crisis" in text and tgt["status"] in text
+
+
+def test_results_are_written_as_json_with_the_machine(tmp_path):
+    path = write_result("demo", common.result_payload("demo", 0.0, rows=[]), tmp_path)
+    data = json.loads(path.read_text())
+    assert data["benchmark"] == "demo" and data["machine"]["cpu_model"]
