@@ -35,6 +35,11 @@ __all__ = [
     "order_stats",
     "relationship_series",
     "relationship_chart",
+    "played_year",
+    "game_measures",
+    "measures_markdown",
+    "write_measures",
+    "eval_diplomacy",
 ]
 
 SOLO_CENTRES = 18
@@ -293,3 +298,216 @@ def relationship_chart(series: Mapping[str, Any], path: str | Path) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole game from its record, and the `wargraph eval diplomacy` command
+# ---------------------------------------------------------------------------------------------
+
+
+def _saved_of(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    from wargraph.records import RecordError
+
+    saved = (record.get("world") or {}).get("diplomacy")
+    if not isinstance(saved, Mapping) or not saved.get("phases"):
+        raise RecordError(
+            "not a Diplomacy record: world.diplomacy (the engine's saved game) is missing"
+        )
+    return saved
+
+
+def played_year(saved: Mapping[str, Any], max_year: int) -> int:
+    """The last calendar year adjudicated (a game stopped early scores up to that year)."""
+    years = [int(p["name"][1:-1]) for p in list(saved["phases"])[:-1] if p["name"][1:-1].isdigit()]
+    return min(max(years), max_year) if years else max_year
+
+
+def game_measures(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Every measure of one game, from its record: scores, centres, orders by type and power,
+    relationships over time, press volume, the secretary's work and real token use."""
+    from wargraph.worlds.diplomacy import POWERS, phase_info
+
+    saved = _saved_of(record)
+    cfg = (record.get("scenario") or {}).get("diplomacy") or {}
+    max_year = played_year(saved, int(cfg.get("max_year", 1905)))
+    events = list(record.get("events") or [])
+    results = [
+        e for e in events if e.get("kind") == "narration" and "records" in (e.get("data") or {})
+    ]
+    orders = [r for e in results for r in e["data"]["records"]]
+    diaries = [
+        {
+            "phase": e["data"]["phase"],
+            "power": e["author"],
+            "relationships": e["data"].get("relationships", {}),
+        }
+        for e in events
+        if e.get("kind") == "diary"
+    ]
+    messages = [e for e in events if e.get("kind") == "message"]
+    verdicts = [e for e in events if e.get("kind") == "verdict" and e.get("data", {}).get("status")]
+    info = phase_info(saved)
+    engine_errors = sum(
+        len(v) for e in results for v in e["data"].get("engine_errors", {}).values()
+    )
+    usage = (record.get("usage") or {}).get("per_role") or {}
+    return {
+        "max_year": max_year,
+        "final_phase": info.name,
+        "phases": [e["data"]["phase"] for e in results],
+        "scores": game_score(saved, max_year),
+        "centres": {p: len(info.centers.get(p, [])) for p in POWERS},
+        "orders": order_stats(orders),
+        "orders_by_power": {p: order_stats(orders, p) for p in POWERS},
+        "engine_errors": engine_errors,
+        "secretary": {
+            "revisions": sum(int(v["data"].get("revisions", 0)) for v in verdicts),
+            "held": sum(v["data"]["status"] == "held" for v in verdicts),
+        },
+        "messages": {
+            p: {
+                "public": sum(m["author"] == p and "*" in m["audience"] for m in messages),
+                "private": sum(m["author"] == p and "*" not in m["audience"] for m in messages),
+            }
+            for p in POWERS
+        },
+        "relationships": relationship_series(diaries),
+        "usage": {p: usage[p] for p in sorted(usage)},
+    }
+
+
+def measures_markdown(m: Mapping[str, Any], title: str = "Diplomacy") -> str:
+    lines = [f"# {title}", "", f"Played to {m['max_year']} (final phase {m['final_phase']}).", ""]
+    lines += ["| power | score | centres | public msgs | private msgs |", "|---|---|---|---|---|"]
+    for p, s in sorted(m["scores"].items(), key=lambda x: -x[1]):
+        msg = m["messages"].get(p, {})
+        lines.append(
+            f"| {p} | {s:g} | {m['centres'].get(p, 0)} | {msg.get('public', 0)} "
+            f"| {msg.get('private', 0)} |"
+        )
+    o = m["orders"]
+    lines += [
+        "",
+        f"Orders: {o['total']}, invalid {o['invalid']} ({o['invalid_rate']:.1%}), "
+        f"hold rate {o['hold_rate']:.1%}, engine errors {m['engine_errors']}, "
+        f"secretary revisions {m['secretary']['revisions']}, units held after refusals "
+        f"{m['secretary']['held']}.",
+        "",
+        "| type | count | success | bounced | void | dislodged | cut | invalid |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for kind, row in o["by_type"].items():
+        if row["count"]:
+            lines.append(
+                f"| {kind} | {row['count']} | {row['success']} | {row['bounced']} | {row['void']} "
+                f"| {row['dislodged']} | {row['cut']} | {row['invalid']} |"
+            )
+    if m["usage"]:
+        lines += [
+            "",
+            "| role | calls | prompt tokens | completion tokens | seconds |",
+            "|---|---|---|---|---|",
+        ]
+        for role, u in m["usage"].items():
+            lines.append(
+                f"| {role} | {u.get('calls', 0)} | {u.get('prompt_tokens', 0)} "
+                f"| {u.get('completion_tokens', 0)} | {u.get('latency_s', 0):.1f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_measures(
+    m: Mapping[str, Any], folder: str | Path, *, stem: str = "measures"
+) -> list[Path]:
+    """`<stem>.json`, `<stem>.md` and (when there are diary entries) `relationships.png`."""
+    import json
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [folder / f"{stem}.json", folder / f"{stem}.md"]
+    out[0].write_text(json.dumps(m, indent=2), encoding="utf-8")
+    out[1].write_text(measures_markdown(m), encoding="utf-8")
+    if m["relationships"]["phases"]:
+        out.append(relationship_chart(m["relationships"], folder / "relationships.png"))
+    return out
+
+
+def _print_game(console: Any, name: str, m: Mapping[str, Any]) -> None:
+    from rich.table import Table
+
+    t = Table(title=f"{name}: to {m['max_year']} ({m['final_phase']})")
+    for col in ("power", "score", "centres", "orders", "invalid", "hold rate", "msgs", "tokens"):
+        t.add_column(col, justify="left" if col == "power" else "right")
+    for p, s in sorted(m["scores"].items(), key=lambda x: -x[1]):
+        o = m["orders_by_power"][p]
+        msg = m["messages"][p]
+        u = m["usage"].get(p, {})
+        tokens = u.get("prompt_tokens", 0) + u.get("completion_tokens", 0)
+        t.add_row(
+            p,
+            f"{s:g}",
+            str(m["centres"][p]),
+            str(o["total"]),
+            str(o["invalid"]),
+            f"{o['hold_rate']:.0%}",
+            f"{msg['public']}+{msg['private']}",
+            str(tokens),
+        )
+    console.print(t)
+    ot = Table(title="orders by type")
+    for col in ("type", "count", "success", "bounced", "void", "dislodged", "cut", "invalid"):
+        ot.add_column(col, justify="left" if col == "type" else "right")
+    for kind, row in m["orders"]["by_type"].items():
+        if row["count"]:
+            ot.add_row(
+                kind,
+                *(
+                    str(row[k])
+                    for k in ("count", "success", "bounced", "void", "dislodged", "cut", "invalid")
+                ),
+            )
+    console.print(ot)
+    o = m["orders"]
+    console.print(
+        f"invalid-order rate {o['invalid_rate']:.1%} · hold rate {o['hold_rate']:.1%} · "
+        f"engine errors {m['engine_errors']} · secretary revisions {m['secretary']['revisions']}"
+    )
+
+
+def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
+    """`wargraph eval diplomacy RECORD...`: print every game's measures, write
+    `diplomacy_eval.json` / `.md` and a relationship chart per game into `out_dir`."""
+    import json
+
+    from rich.console import Console
+
+    from wargraph.records import RecordError, load_record
+
+    if not records:
+        raise RecordError("no records given")
+    console = Console()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    games = []
+    md = []
+    for i, path in enumerate(records, 1):
+        record = load_record(path)
+        m = game_measures(record)
+        name = f"game {i} ({path})"
+        _print_game(console, name, m)
+        if m["relationships"]["phases"]:
+            chart = relationship_chart(m["relationships"], out_dir / f"relationships_{i}.png")
+            console.print(f"relationship chart: {chart}")
+        games.append({"record": str(path), **m})
+        md.append(measures_markdown(m, title=name))
+    mean = {p: sum(g["scores"][p] for g in games) / len(games) for p in sorted(games[0]["scores"])}
+    summary = {"games": games, "mean_scores": mean}
+    (out_dir / "diplomacy_eval.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    mean_md = "\n".join(f"| {p} | {v:.2f} |" for p, v in mean.items())
+    (out_dir / "diplomacy_eval.md").write_text(
+        "\n".join(md)
+        + f"\n# Mean scores over {len(games)} game(s)\n\n| power | score |\n|---|---|\n{mean_md}\n",
+        encoding="utf-8",
+    )
+    console.print(f"[green]wrote[/] {out_dir}/diplomacy_eval.json, diplomacy_eval.md")
+    return summary

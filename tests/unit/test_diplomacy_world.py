@@ -416,3 +416,88 @@ def test_random_legal_play_to_1905_never_errors():
     json.dumps(saved)
     assert W.phase_info(saved).name == "S1906M"
     assert kinds >= {"M", "A"}
+
+
+# --- additions for the game graph: the secretary per key, press in the saved game, speed ---------
+
+
+def test_check_answer_attributes_refusals_to_their_keys(opening):
+    legal = W.legal_orders(opening, "FRANCE")
+    accepted, refused = W.check_answer(
+        opening, "FRANCE", {"F BRE": "F BRE - MAO", "A MAR": "a mar-spa", "A PAR": "A PAR - BUR"}
+    )
+    assert accepted == {"F BRE": "F BRE - MAO", "A MAR": "A MAR - SPA", "A PAR": "A PAR - BUR"}
+    assert not refused
+    # An order for another unit under a key, an illegal order, a missing order.
+    accepted, refused = W.check_answer(
+        opening, "FRANCE", {"A MAR": "A PAR - GAS", "A PAR": "A PAR - BUR"}, legal=legal
+    )
+    assert accepted == {"A PAR": "A PAR - BUR"}  # the misplaced order does not block A PAR
+    assert refused["A MAR"][0] == "A PAR - GAS" and "not an order for A MAR" in refused["A MAR"][1]
+    assert refused["F BRE"] == ("", refused["F BRE"][1]) and "no order given" in refused["F BRE"][1]
+    accepted, refused = W.check_answer(opening, "FRANCE", {**accepted, "A PAR": "A PAR - MUN"})
+    assert "illegal order" in refused["A PAR"][1] and "A PAR - BUR" in refused["A PAR"][1]
+
+
+def test_check_answer_in_an_adjustment_phase(winter_1901):
+    accepted, refused = W.check_answer(
+        winter_1901, "ENGLAND", {"build_1": "A EDI B", "build_2": "F EDI B"}
+    )
+    assert accepted == {"build_1": "A EDI B"}
+    assert "already built at EDI" in refused["build_2"][1]
+    accepted, refused = W.check_answer(
+        winter_1901, "ENGLAND", {"build_1": "WAIVE", "build_2": "F LON B"}
+    )
+    assert accepted == {"build_1": "WAIVE", "build_2": "F LON B"} and not refused
+
+
+def test_add_messages_keeps_press_in_the_saved_game(opening):
+    once = W.add_messages(opening, [("france", "england", "Channel?"), ("FRANCE", "GLOBAL", "Hi")])
+    twice = W.add_messages(once, [("ENGLAND", "FRANCE", "Agreed.")])
+    assert opening["phases"][-1]["messages"] == []  # the caller's dict is untouched
+    msgs = twice["phases"][-1]["messages"]
+    assert [(m["sender"], m["recipient"], m["message"]) for m in msgs] == [
+        ("FRANCE", "ENGLAND", "Channel?"),
+        ("FRANCE", "GLOBAL", "Hi"),
+        ("ENGLAND", "FRANCE", "Agreed."),
+    ]
+    assert [m["time_sent"] for m in msgs] == [1, 2, 3]  # distinct: none overwrites another
+    after, _ = W.adjudicate(twice, {})
+    assert [m["message"] for m in after["phases"][0]["messages"]] == ["Channel?", "Hi", "Agreed."]
+    assert len(W.load(after).message_history["S1901M"]) == 3
+    assert (
+        W.add_messages(after, [("ITALY", "GLOBAL", "x")])["phases"][-1]["messages"][0]["time_sent"]
+        == 4
+    )
+
+
+def _without_timestamps(saved: dict) -> str:
+    phases = [
+        {**p, "state": {k: v for k, v in p["state"].items() if k != "timestamp"}}
+        for p in saved["phases"]
+    ]
+    return json.dumps({**saved, "phases": phases}, sort_keys=True)
+
+
+def test_adjudicating_the_current_phase_equals_the_engine_on_the_whole_game():
+    """`adjudicate` loads only the current phase (fast at any game length) and puts the history
+    back; the engine processing the whole game gives the same game (timestamps aside)."""
+    rng = random.Random(11)
+    saved = W.new_game(game_id="same")
+    kinds = set()
+    while W.phase_info(saved).year <= 1906:
+        info = W.phase_info(saved)
+        kinds.add(info.type)
+        game = W.load(saved)  # the whole game, history included
+        orders = {}
+        for power in info.powers_alive:
+            legal = W.legal_orders(game, power)
+            answer = {k: rng.choice(v) for k, v in legal.items()}
+            orders[power] = W.finalize_orders(game, power, answer, legal=legal)
+            game.set_orders(power, orders[power])
+        game.process()
+        fast, _ = W.adjudicate(saved, orders)
+        assert _without_timestamps(fast) == _without_timestamps(W.save(game)), info.name
+        assert W.current(fast)["phases"] == fast["phases"][-1:]
+        saved = fast
+    assert kinds >= {"M", "A"}

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from diplomacy import Game
 from diplomacy.engine.map import Map
+from diplomacy.engine.message import Message
 from diplomacy.engine.renderer import Renderer
 from diplomacy.utils.export import from_saved_game_format, to_saved_game_format
 
@@ -42,6 +43,7 @@ __all__ = [
     "new_game",
     "load",
     "save",
+    "current",
     "phase_info",
     "legal_orders",
     "orders_json_schema",
@@ -51,7 +53,9 @@ __all__ = [
     "render_unit_block",
     "render_board",
     "check_orders",
+    "check_answer",
     "adjudicate",
+    "add_messages",
     "check_message",
     "render_svg",
     "order_type",
@@ -134,8 +138,27 @@ def save(game: Game) -> dict[str, Any]:
     return to_saved_game_format(game)
 
 
+def current(saved: Mapping[str, Any]) -> dict[str, Any]:
+    """The saved game cut to its current phase: the whole position (units, centres, homes,
+    dislodged units, influence), which is all that legal orders, unit blocks, the board, the
+    secretary and adjudication need. Loading it costs a few ms whatever the game's length, while
+    a whole game replays its history (~60 ms by 1905). Only per-phase maps need the history."""
+    return {
+        "id": saved.get("id"),
+        "map": saved.get("map", "standard"),
+        "rules": list(saved.get("rules", [])),
+        "phases": list(saved.get("phases", []))[-1:],
+    }
+
+
+def _with_history(saved: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``new`` (from a game loaded with :func:`current`) with the earlier phases of ``saved``
+    put back in front (copied, so the result shares nothing with the caller's dict)."""
+    return {**new, "phases": copy.deepcopy(list(saved["phases"])[:-1]) + list(new["phases"])}
+
+
 def _as_game(world: Game | Mapping[str, Any]) -> Game:
-    return world if isinstance(world, Game) else load(world)
+    return world if isinstance(world, Game) else load(current(world))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -692,7 +715,7 @@ def check_orders(
     the number of builds/disbands allowed. Orders are submitted one by one so every engine error
     is attributed to the order that caused it.
     """
-    game = load(saved)
+    game = load(current(saved))
     power = power.upper()
     pw = game.get_power(power)
     if pw is None:
@@ -765,6 +788,91 @@ def check_orders(
     return accepted, rejected
 
 
+def check_answer(
+    saved: Mapping[str, Any],
+    power: str,
+    answer: Mapping[str, Any],
+    *,
+    legal: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The secretary for a schema answer (``{key: order}``, keys as in :func:`legal_orders`).
+
+    Returns ``(accepted, refused)``: ``accepted`` maps a key to its order (the engine's canonical
+    form when the caller's spelling is not itself a listed order), ``refused`` maps a key to
+    ``(order, reason)``. A missing or empty answer for a key is refused ("no order given"); in
+    movement and retreat phases an order for another unit than its key is refused too. Keys not
+    in ``legal`` are ignored (they are not orderable this phase)."""
+    power = power.upper()
+    legal = legal if legal is not None else legal_orders(saved, power)
+    keys = list(legal)
+    given = [str(answer.get(k) or "").strip() for k in keys]
+    by_unit = str(saved["phases"][-1]["name"])[-1:] in ("M", "R")
+
+    def for_key(key: str, order: str) -> bool:
+        return not by_unit or " ".join(order.split()[:2]) == key
+
+    def site(order: str) -> str | None:  # two builds on one site: the engine keeps only one
+        return order.split()[1][:3] if order_type(order) == "build" else None
+
+    accepted, rejected = check_orders(saved, power, given)
+    sites = [site(o) for o in accepted if site(o)]
+    if (
+        not rejected
+        and len(accepted) == len(keys)
+        and all(for_key(k, o) for k, o in zip(keys, accepted, strict=True))
+        and len(sites) == len(set(sites))
+    ):
+        return dict(zip(keys, accepted, strict=True)), {}
+    # Attribute every refusal to its key: orders are checked in sequence, so a prefix of
+    # accepted orders plus one more is refused exactly when that one is (the rare path).
+    out: dict[str, str] = {}
+    refused: dict[str, tuple[str, str]] = {}
+    prefix: list[str] = []
+    for key, order in zip(keys, given, strict=True):
+        if not order:
+            refused[key] = (order, "no order given" + _legal_hint(legal, key))
+            continue
+        acc, rej = check_orders(saved, power, [*prefix, order])
+        if rej:
+            refused[key] = (order, rej[-1][1])
+        elif not for_key(key, acc[-1]):
+            refused[key] = (order, f"this is not an order for {key}" + _legal_hint(legal, key))
+        elif site(acc[-1]) and site(acc[-1]) in {site(o) for o in out.values()}:
+            refused[key] = (order, f"a unit is already built at {site(acc[-1])} this phase")
+        else:
+            out[key] = acc[-1]
+            prefix.append(order)
+    return out, refused
+
+
+def add_messages(
+    saved: Mapping[str, Any], messages: Iterable[tuple[str, str, str]]
+) -> dict[str, Any]:
+    """The saved game with ``(sender, recipient, text)`` messages added to the current phase
+    (recipient a power or ``GLOBAL``). Check them with :func:`check_message` first: the engine
+    does not enforce press rules locally. Each message gets the next ``time_sent`` after the
+    latest in the game (two messages with the same ``time_sent`` would overwrite each other), so
+    the result is deterministic. The caller's dict is not modified."""
+    game = load(current(saved))
+    latest = max(
+        (int(m.get("time_sent") or 0) for ph in saved["phases"] for m in ph.get("messages", [])),
+        default=0,
+    )
+    phase = game.get_current_phase()
+    for sender, recipient, text in messages:
+        latest += 1
+        game.add_message(
+            Message(
+                sender=str(sender).upper(),
+                recipient=str(recipient).upper(),
+                message=str(text),
+                phase=phase,
+                time_sent=latest,
+            )
+        )
+    return _with_history(saved, save(game))
+
+
 def _legal_hint(legal: Mapping[str, Sequence[str]], order: str, limit: int = 12) -> str:
     unit = " ".join(order.split()[:2])
     opts = legal.get(unit)
@@ -807,7 +915,7 @@ def adjudicate(
     civil-disorder disbands/waives. Orders should have passed :func:`check_orders`; the engine
     still drops anything illegal and its errors are reported, never printed.
     """
-    game = load(saved)
+    game = load(current(saved))  # the history is put back below
     if game.is_game_done:
         raise ValueError("the game is over: nothing to adjudicate")
     phase = game.get_current_phase()
@@ -824,7 +932,7 @@ def adjudicate(
             errors[pname] = [_err_text(e) for e in game.error[n_err:]]
     game.error = []  # process() prints leftover errors to stdout unless IGNORE_ERRORS is set
     game.process()
-    new_saved = save(game)
+    new_saved = _with_history(saved, save(game))
 
     processed = next(p for p in reversed(new_saved["phases"]) if p["name"] == phase)
     engine_results: dict[str, list[str]] = processed.get("results", {})
