@@ -68,8 +68,12 @@ def _connect(db: str | Path, *, create: bool = True) -> sqlite3.Connection:
     elif not Path(db).exists():
         raise GameError(f"{db}: no such checkpoint database")
     try:
-        conn = sqlite3.connect(str(db), check_same_thread=False)
+        # Games in threads share one file (experiments, servers): WAL lets readers and one writer
+        # work at once, and the busy timeout makes a writer wait its turn instead of failing
+        # with "database is locked".
+        conn = sqlite3.connect(str(db), check_same_thread=False, timeout=60)
         conn.execute("PRAGMA user_version")  # fails here, clearly, if it is not a database
+        conn.execute("PRAGMA journal_mode=WAL")
         _runs_table(conn)
     except sqlite3.Error as exc:
         raise GameError(f"{db}: cannot use the checkpoint database ({exc})") from None

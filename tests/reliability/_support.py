@@ -41,6 +41,13 @@ class Family:
     def module(self) -> str:
         return f"wargraph.graphs.{self.name}"
 
+    def available(self) -> bool:
+        """Landed and importable (for tests that mix families rather than parametrize them)."""
+        if not self.landed or importlib.util.find_spec(self.module) is None:
+            return False
+        importlib.import_module(self.module)
+        return True
+
     def require(self) -> str:
         """The scenario to play; skips a family that is not there yet."""
         if importlib.util.find_spec(self.module) is None:
