@@ -890,6 +890,8 @@ def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
                 "records": records,
                 "engine_errors": results["errors"],
                 "centres": centres,
+                # who answered each attempt: model, fallback, human, scripted
+                "sources": {p: [t["source"] for t in v] for p, v in (w.get("trail") or {}).items()},
             },
         )
     ]

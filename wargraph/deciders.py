@@ -319,6 +319,7 @@ class LLMDecider:
             start = time.perf_counter()
             try:
                 with endpoint_limit(self.ref):
+                    start = time.perf_counter()  # the call's latency, not the wait for a slot
                     reply = self._model().invoke(messages, **bind)
                 text = str(reply.content)
                 pt, ct = usage_of(reply)
