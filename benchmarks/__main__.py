@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     console.rule("wargraph benchmarks")
     console.print(
         f"{m['cpu_count']} x {m['cpu_model']}, {m['memory_gb']} GB, Python {m['python']}, "
-        f"load average {m['load_average_at_start']}, commit {m['git_commit']}"
+        f"load average {m['load_average']}, commit {m['git_commit']}"
         + (" (quick mode)" if args.quick else "")
     )
     all_targets, failed, durations = [], [], {}

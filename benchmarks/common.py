@@ -156,6 +156,13 @@ def git_commit() -> str:
         return "unknown"
 
 
+def load_average() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
 def machine_info() -> dict[str, Any]:
     versions = {}
     for name in _PACKAGES:
@@ -163,10 +170,6 @@ def machine_info() -> dict[str, Any]:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load = []
     try:
         mem_kb = next(
             int(line.split()[1])
@@ -179,7 +182,7 @@ def machine_info() -> dict[str, Any]:
         "cpu_count": os.cpu_count(),
         "cpu_model": cpu_model(),
         "memory_gb": round(mem_kb / 1024**2, 1),
-        "load_average_at_start": load,  # other work on the machine makes timings noisier
+        "load_average": load_average(),  # other work on the machine makes timings noisier
         "platform": platform.platform(),
         "python": sys.version.split()[0],
         "packages": versions,
@@ -190,12 +193,16 @@ def machine_info() -> dict[str, Any]:
 # --- results -----------------------------------------------------------------------------------
 
 
-def target(name: str, value: float | None, limit: float, *, below: bool = True, unit: str = ""):
-    """A target and whether it was met; `value` None means it could not be measured."""
-    met = None if value is None else (value < limit if below else value <= limit)
+_RULES = {"<": float.__lt__, "<=": float.__le__, ">": float.__gt__, ">=": float.__ge__}
+
+
+def target(name: str, value: float | None, limit: float, *, rule: str = "<", unit: str = ""):
+    """A target and whether it was met (`value <rule> limit`); value None: not measured."""
+    met = None if value is None else _RULES[rule](float(value), float(limit))
     return {
         "name": name,
         "value": None if value is None else round(float(value), 4),
+        "rule": rule,
         "limit": limit,
         "unit": unit,
         "met": met,
@@ -215,11 +222,15 @@ def write_result(name: str, payload: dict[str, Any], directory: Path | None = No
     return path
 
 
-def result_payload(name: str, started: float, **body: Any) -> dict[str, Any]:
+def result_payload(
+    name: str, started: float, load_at_start: list[float] | None = None, **body: Any
+) -> dict[str, Any]:
+    """The common head of a result file; `machine.load_average` is taken at the end."""
     return {
         "benchmark": name,
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - started, 2),
+        "load_average_at_start": load_at_start,
         "machine": machine_info(),
         **body,
     }
@@ -236,11 +247,11 @@ def rich_table(title: str, columns: list[str], rows: list[list[Any]], caption: s
 
 def targets_table(title: str, targets: list[dict[str, Any]]) -> Table:
     table = Table(title=title, title_justify="left")
-    for col in ("target", "value", "limit", "status"):
+    for col in ("target", "value", "target value", "status"):
         table.add_column(col, justify="left" if col == "target" else "right")
     for t in targets:
         value = "-" if t["value"] is None else f"{fmt(t['value'])}{t['unit']}"
-        table.add_row(t["name"], value, f"{fmt(t['limit'])}{t['unit']}", mark(t))
+        table.add_row(t["name"], value, f"{t['rule']} {fmt(t['limit'])}{t['unit']}", mark(t))
     return table
 
 

@@ -26,6 +26,7 @@ from benchmarks.common import (
     GameMeter,
     console,
     family_module,
+    load_average,
     result_payload,
     rich_table,
     saver_variant,
@@ -233,7 +234,7 @@ def run(
     write: bool = True,
     show: bool = True,
 ) -> dict[str, Any]:
-    started = time.perf_counter()
+    started, load_at_start = time.perf_counter(), load_average()
     savers = savers or (("sqlite",) if quick else SAVERS)
     repeats = repeats or (1 if quick else 3)
     embedded = (not quick) if embedded is None else embedded
@@ -351,6 +352,7 @@ def run(
     payload = result_payload(
         NAME,
         started,
+        load_at_start,
         quick=quick,
         savers={s: SAVER_LABELS[s] for s in savers},
         rows=rows,

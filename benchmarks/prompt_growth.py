@@ -26,6 +26,7 @@ from benchmarks.common import (
     FamilySpec,
     console,
     family_module,
+    load_average,
     quiet_stderr,
     result_payload,
     rich_table,
@@ -152,7 +153,7 @@ def run(
 ) -> dict[str, Any]:
     from wargraph.scenario import load_scenario
 
-    started = time.perf_counter()
+    started, load_at_start = time.perf_counter(), load_average()
     specs = select_families(families or (["crisis"] if quick else None))
     workdir = Path(tempfile.mkdtemp(prefix="wargraph-bench-growth-"))
     rows: list[dict[str, Any]] = []
@@ -189,13 +190,14 @@ def run(
                         f"prompt tokens ({policy}, default)",
                         row["ratio_last_to_first"],
                         GROWTH_LIMIT,
-                        below=False,
+                        rule="<=",
                         unit="x",
                     )
                 )
     payload = result_payload(
         NAME,
         started,
+        load_at_start,
         quick=quick,
         rounds=3 if quick else 10,
         tokenizer="embedded model (SmolLM2-135M-Instruct) via llama_cpp.Llama(vocab_only=True)",

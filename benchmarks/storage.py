@@ -23,6 +23,7 @@ from benchmarks.common import (
     GameMeter,
     console,
     family_module,
+    load_average,
     result_payload,
     rich_table,
     scenario_name,
@@ -150,7 +151,7 @@ def resume_timing(db: Path, thread_id: str) -> dict[str, Any]:
 def run(
     *, quick: bool = False, families: list[str] | None = None, write: bool = True, show: bool = True
 ) -> dict[str, Any]:
-    started = time.perf_counter()
+    started, load_at_start = time.perf_counter(), load_average()
     specs = select_families(families or (["crisis"] if quick else None))
     workdir = Path(tempfile.mkdtemp(prefix="wargraph-bench-storage-"))
     rows: list[dict[str, Any]] = []
@@ -204,6 +205,7 @@ def run(
     payload = result_payload(
         NAME,
         started,
+        load_at_start,
         quick=quick,
         saver="SqliteSaver as wargraph.runner opens it",
         rows=rows,
