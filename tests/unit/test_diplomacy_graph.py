@@ -515,10 +515,7 @@ def test_same_seed_same_game_other_seed_differs(tmp_path):
     b = run(tmp_path, "diplomacy.max_year=1901", seed=4, name="b").values
     c = run(tmp_path, "diplomacy.max_year=1901", seed=9, name="c").values
     assert a["events"] == b["events"]
-    assert (
-        a["world"]["diplomacy"]["phases"][-1]["state"]["units"]
-        == (b["world"]["diplomacy"]["phases"][-1]["state"]["units"])
-    )
+    assert a["world"] == b["world"]  # the engine's saved game too, to the last field
     assert a["events"] != c["events"]
 
 

@@ -112,7 +112,7 @@ def new_game(
     saved["id"] = gid
     for phase in saved["phases"]:
         phase["state"]["game_id"] = gid
-    return saved
+    return _stamped(saved)
 
 
 def _random_id() -> str:
@@ -135,7 +135,17 @@ def load(saved: Mapping[str, Any]) -> Game:
 
 def save(game: Game) -> dict[str, Any]:
     """The saved-game dict of an engine ``Game`` (plain JSON types)."""
-    return to_saved_game_format(game)
+    return _stamped(to_saved_game_format(game))
+
+
+def _stamped(saved: dict[str, Any]) -> dict[str, Any]:
+    """The engine stamps each saved phase's state with the wall clock, so two equal games would
+    differ; nothing reads the stamp back, so it becomes the phase's position in the game (a
+    clock that ticks once per phase): same seed, same record."""
+    for i, phase in enumerate(saved.get("phases", [])):
+        if isinstance(phase.get("state"), dict) and "timestamp" in phase["state"]:
+            phase["state"]["timestamp"] = i + 1
+    return saved
 
 
 def current(saved: Mapping[str, Any]) -> dict[str, Any]:
@@ -154,7 +164,8 @@ def current(saved: Mapping[str, Any]) -> dict[str, Any]:
 def _with_history(saved: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """``new`` (from a game loaded with :func:`current`) with the earlier phases of ``saved``
     put back in front (copied, so the result shares nothing with the caller's dict)."""
-    return {**new, "phases": copy.deepcopy(list(saved["phases"])[:-1]) + list(new["phases"])}
+    phases = copy.deepcopy(list(saved["phases"])[:-1]) + list(new["phases"])
+    return _stamped({**new, "phases": phases})
 
 
 def _as_game(world: Game | Mapping[str, Any]) -> Game:
