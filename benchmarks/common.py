@@ -9,7 +9,6 @@ import json
 import os
 import platform
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -489,21 +488,13 @@ def saver_variant(name: str) -> Iterator[None]:
         return
     if name != "sqlite_normal":
         raise ValueError(f"unknown saver variant {name!r} (known: {SAVERS})")
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     original = runner.sqlite_saver
 
     @contextmanager
     def normal_saver(db: str | Path):
-        conn = sqlite3.connect(str(db), check_same_thread=False)
-        try:
-            conn.execute("PRAGMA synchronous=NORMAL")
-            saver = SqliteSaver(conn)
-            saver.setup()
-            runner._runs_table(conn)
+        with original(db) as saver:
+            saver.conn.execute("PRAGMA synchronous=NORMAL")
             yield saver
-        finally:
-            conn.close()
 
     runner.sqlite_saver = normal_saver
     try:

@@ -35,6 +35,7 @@ from benchmarks.common import (
 )
 
 NAME = "local_model"
+REUSE_ROUNDS = 3  # enough rounds to see the call order settle; Diplomacy: three engine phases
 
 FREE_PROMPT = "Write two sentences about a border dispute between two small countries."
 
@@ -167,6 +168,7 @@ def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
         trace = workdir / f"{spec.name}.jsonl"
         play(
             scenario_name(spec, module),
+            overrides={"rounds": REUSE_ROUNDS},
             context=GameContext(model="scripted", trace_path=str(trace)),
             db=None,
         )
@@ -304,7 +306,8 @@ def show_tables(p: dict[str, Any]) -> None:
     )
     console.print(
         rich_table(
-            "Prompt tokens a game could reuse in its own call order (scripted games, default scenarios)",
+            f"Prompt tokens a game could reuse in its own call order (scripted games, default "
+            f"scenarios, {REUSE_ROUNDS} rounds; the previous call's prompt is the cache)",
             ["family", "calls", "prompt tokens", "reusable", "share %"],
             [
                 [

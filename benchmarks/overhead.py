@@ -216,7 +216,8 @@ _PROFILE_CATEGORIES = (
     (
         "runner setup (SQLite open, runs table)",
         lambda f, fn: (
-            f == "wargraph/runner.py" and fn in ("sqlite_saver", "_save_run", "_runs_table")
+            f == "wargraph/runner.py"
+            and fn in ("sqlite_saver", "_connect", "_save_run", "_runs_table")
         ),
     ),
     ("LangGraph pregel loop", lambda f, fn: f.startswith(("pregel/", "_internal/", "channels/"))),

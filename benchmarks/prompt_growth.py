@@ -194,6 +194,14 @@ def run(
                         unit="x",
                     )
                 )
+    notes = []
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        means = [r["mean_tokens_by_round"] for r in rows if r["family"] == fam]
+        if len(means) > 1 and all(m == means[0] for m in means):
+            notes.append(
+                f"{fam}: every memory policy gives the same prompts (the family builds its own "
+                "view and ignores `memory`)"
+            )
     payload = result_payload(
         NAME,
         started,
@@ -204,7 +212,8 @@ def run(
         rows=rows,
         unavailable=unavailable,
         targets=targets,
-        notes=[
+        notes=notes
+        + [
             "scripted decider: answers are short generated phrases, so absolute counts are lower "
             "than with a real model; the growth comes from the views and memory policies",
             "post-game analysis calls (which read the whole record by design) are counted apart",
@@ -252,6 +261,7 @@ def show_tables(payload: dict[str, Any]) -> None:
             rows,
             caption="; ".join(
                 sorted({f"{r['family']}: {r['note']}" for r in payload["rows"] if r["note"]})
+                + [n for n in payload["notes"] if "ignores `memory`" in n]
             ),
         )
     )
