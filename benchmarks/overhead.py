@@ -220,6 +220,12 @@ _PROFILE_CATEGORIES = (
             and fn in ("sqlite_saver", "_connect", "_save_run", "_runs_table")
         ),
     ),
+    (
+        "LangGraph executor: submit / thread start (a pool per graph run)",
+        lambda f, fn: (
+            (f, fn) in {("futures/thread.py", "submit"), ("python3.11/threading.py", "start")}
+        ),
+    ),
     ("LangGraph pregel loop", lambda f, fn: f.startswith(("pregel/", "_internal/", "channels/"))),
 )
 
