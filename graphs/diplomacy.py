@@ -221,10 +221,6 @@ def _world(table: Table) -> dict[str, Any]:
     return dict(table.state.get("world") or {})
 
 
-def _variant(table: Table, power: str) -> str:
-    return table.variant(power)
-
-
 def _with_tokens(ask: Ask, need: int) -> Ask:
     """Give an answer room to finish (a cut-off JSON object is invalid and costs a re-ask): the
     caps assume the worst case of one token per character of the bounded texts."""
@@ -238,11 +234,7 @@ def _seat_kind(table: Table, power: str) -> str:
     return str(table.seat(power).get("kind", "ai"))
 
 
-def _year_of(phase: str) -> int:
-    return int(phase[1:-1]) if phase[1:-1].isdigit() else 0
-
-
-def _render_talk(events: list[Event], me: str) -> str:
+def _render_talk(events: list[Event], me: str | None) -> str:
     """Messages as `FROM to TO:` followed by the quoted text (other powers' words are data)."""
     lines = []
     for e in events:
@@ -305,7 +297,8 @@ def power_context(table: Table, power: str, game: Any, *, blocks: bool = False) 
     if results:
         parts.append("# Last phase\n" + quote(results[-1]["text"]))
     if public:
-        parts.append("# Public messages this phase\n" + _render_talk(public, power))
+        # named by power even for its own, so this part is the same for every seat
+        parts.append("# Public messages this phase\n" + _render_talk(public, None))
     brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
     info = W.phase_info(game)
     mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
@@ -317,7 +310,7 @@ def power_context(table: Table, power: str, game: Any, *, blocks: bool = False) 
         parts.append("# Guidance for you (from the scenario)\n" + quote(guidance))
     parts.append("# Your diary (private)\n" + diary_text(seen, power))
     notes = [e for e in seen if e["round"] == rnd and e["kind"] == "verdict"]
-    if private or notes:
+    if private:
         parts.append("# Your private talks this phase\n" + _render_talk(private, power))
     if notes:
         parts.append("# Notes from the secretary\n" + "\n".join(quote(e["text"]) for e in notes))
@@ -399,7 +392,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
         for p in missing:
             others = [o for o in alive if o != p]
             recipients = [W.GLOBAL] + ([] if cfg.public_only else others)
-            v = _variant(table, p)
+            v = table.variant(p)
             ask = table.ask(
                 p,
                 "messages",
@@ -518,7 +511,7 @@ def summarize(state: GameState, table: Table) -> dict[str, Any]:
         game = W.load(W.current(saved))
         asks = []
         for p, ask_id in missing:
-            v = _variant(table, p)
+            v = table.variant(p)
             if ask_id == _digest_id(table, p):
                 asks.append(_digest_ask(table, p, to_digest[p], seen[p], v))
                 continue
@@ -662,7 +655,7 @@ def _orders_ask(
     attempt: int = 0,
 ) -> Ask:
     s = _dip(table)
-    v = _variant(table, power)
+    v = table.variant(power)
     info = W.phase_info(game)
     people = _seat_kind(table, power) == "human"
     if refused:

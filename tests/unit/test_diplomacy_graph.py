@@ -377,7 +377,7 @@ def game_1902(tmp_path_factory):
 
 
 def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
-    tmp, _ = game_1902
+    tmp, result = game_1902
     prompt = prompts(tmp / "out" / "trace.jsonl", "FRANCE", "orders")[0]  # S1901M
     sc = scenario()
     opening = W.new_game()
@@ -398,10 +398,21 @@ def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
     assert "A PAR (Paris, home centre owned by FRANCE)" in prompt
     assert "BUR empty" in prompt and "A PAR S A MUN - BUR" in prompt
     assert "give one order for each of your 3 units (F BRE, A MAR, A PAR)" in prompt
-    # the public part comes first and is the same for every power (KV cache reuse)
-    other = prompts(tmp / "out" / "trace.jsonl", "TURKEY", "orders")[0]
-    head = prompt.split("# You are FRANCE")[0]
-    assert other.startswith(head)
+    # the public part comes first and is the same for every power (KV cache reuse), even for
+    # the power that spoke in public itself
+    spoke = next(
+        e for e in result.values["events"] if e["kind"] == "message" and e["audience"] == ["*"]
+    )
+    who = spoke["author"]
+    calls = [
+        c
+        for c in read_trace(tmp / "out" / "trace.jsonl")
+        if c["task"] == "orders" and c["round"] == spoke["round"]
+    ]
+    texts = {c["role"]: c["messages"][-1]["content"] for c in calls}
+    head = texts[who].split(f"# You are {who}")[0]
+    assert f"# Public messages this phase\n{who} to everyone:" in head
+    assert all(t.startswith(head) for t in texts.values())
     # nothing of another power's own: its brief, goals or diary
     assert sc.players["TURKEY"].goals[0] not in prompt
 
