@@ -66,7 +66,7 @@ class DiplomacyConfig(BaseModel):
     order_retries: int = Field(default=2, ge=0, le=5)
     """How often the secretary sends refused orders back before the unit holds."""
     diary_chars: int = Field(default=160, ge=40, le=2000)
-    """Longest diary summary (intent and goals get half of it; the yearly digest double)."""
+    """Longest diary summary (intent and goals get half of it; the yearly digest up to double)."""
     instructions: dict[str, str] = Field(default_factory=dict)
     """Extra guidance for one power (e.g. a persuasion method), shown in its prompts as data."""
     diary: bool = True
@@ -590,6 +590,11 @@ def summarize(state: GameState, table: Table) -> dict[str, Any]:
     return {"events": events, "pending": {CLEAR: True}}
 
 
+def digest_chars(cfg: DiplomacyConfig) -> int:
+    """The digest may be twice a diary summary, but stays short enough for a bounded grammar."""
+    return max(cfg.diary_chars, min(2 * cfg.diary_chars, GRAMMAR_TEXT_LIMIT))
+
+
 def _digest_ask(table: Table, power: str, entries: list[Event], seen: list[Event], v: str) -> Ask:
     cfg = _dip(table).diplomacy
     digests = [e for e in seen if e["kind"] == "diary_digest" and e["author"] == power]
@@ -601,7 +606,8 @@ def _digest_ask(table: Table, power: str, entries: list[Event], seen: list[Event
         + "\n".join(f"{e['data']['phase']}:\n{quote(e['text'])}" for e in entries)
     )
     years = sorted({e["data"]["year"] for e in entries})
-    fallback = " ".join(e["data"]["summary"] for e in entries)[: 2 * cfg.diary_chars]
+    chars = digest_chars(cfg)
+    fallback = " ".join(e["data"]["summary"] for e in entries)[:chars]
     ask = table.ask(
         power,
         "digest",
@@ -614,11 +620,11 @@ def _digest_ask(table: Table, power: str, entries: list[Event], seen: list[Event
             years=", ".join(map(str, years)),
         ),
         schema="diplomacy_digest",
-        schema_args={"chars": 2 * cfg.diary_chars},
+        schema_args={"chars": chars},
         fallback={"digest": fallback or "Nothing to note."},
         memory_slot="diary_digest",
     )
-    return _with_tokens(ask, 2 * cfg.diary_chars + 20)
+    return _with_tokens(ask, chars + 20)
 
 
 # --- order ------------------------------------------------------------------------------------

@@ -172,6 +172,9 @@ def test_text_schemas_bound_lengths_in_the_grammar():
         "to"
     ]["enum"] == ["GLOBAL"]
     assert messages["properties"]["messages"]["maxItems"] == 1
+    cfg = scenario("diplomacy.diary_chars=200").diplomacy
+    digest = flat_json_schema(D._digest_schema({"chars": D.digest_chars(cfg)}))
+    assert digest["properties"]["digest"]["pattern"].endswith("{1,300}$")  # bounded, not empty
     long = flat_json_schema(D._digest_schema({"chars": 1000}))
     assert "pattern" not in long["properties"]["digest"]  # too long for llama.cpp: cut on parse
 
