@@ -78,7 +78,8 @@ FAMILIES = [
     Family("tabletop", "haiwire"),
     # two rounds keep a kill point under a second; the secretary and board still run each round
     Family("waragent", "wwi", ("rounds=2",)),
-    Family("diplomacy", "classic", ("diplomacy.max_year=1901",), landed=False),
+    # 1901 only (spring, fall, winter), one negotiation round: the engine phases all run
+    Family("diplomacy", "diplomacy", ("diplomacy.max_year=1901", "diplomacy.negotiation_rounds=1")),
 ]
 
 

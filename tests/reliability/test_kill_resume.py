@@ -1,4 +1,4 @@
-"""Kill and resume: a game killed with SIGKILL at random points — inside a decider call, in the
+"""Kill and resume: a game killed with SIGKILL at ten random points per family — inside a decider call, in the
 middle of a checkpoint write (INSERT done, COMMIT not), just after a write, or from outside after
 a random delay — resumes from its SQLite checkpoint to a record identical to an uninterrupted
 run with the same seed (scripted decider), with each agent's private memory neither lost nor
@@ -15,15 +15,20 @@ from typing import Any
 
 import pytest
 
-from tests.reliability._support import FAMILIES, Family, ForkServer, family_params
+from tests.reliability._support import (
+    FAMILIES,
+    Family,
+    ForkServer,
+    family_params,
+)
 from wargraph.context import GameContext
 from wargraph.runner import GameError, play, resume, sqlite_saver
 
 SEED = 11
 TID = "killed-game"
-# 12 points per family: where each one is killed (k and delays are drawn per point, seeded).
-KINDS = ["decide"] * 4 + ["write"] * 4 + ["committed"] * 2 + ["time"] * 2
-KILL_TWICE = {2, 6}  # these points are killed again while resuming
+# 10 points per family: where each one is killed (k and delays are drawn per point, seeded).
+KINDS = ["decide"] * 4 + ["write"] * 3 + ["committed"] + ["time"] * 2
+KILL_TWICE = {2, 5}  # these points are killed again while resuming
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +169,8 @@ def test_killed_game_resumes_to_the_same_record(family, point, forks, baselines,
         # Killed before the first checkpoint was committed: the documented answer is to play it
         # again, and that must still give the same game.
         assert not has_checkpoint(db), err
-        assert "no checkpoint yet" in str(err)
+        # killed before the game was stored at all, or before its first checkpoint
+        assert "no game with thread id" in str(err) or "no checkpoint yet" in str(err), err
         play(
             base["scenario"],
             overrides=list(family.overrides) or None,

@@ -21,31 +21,34 @@ from wargraph.runner import build_for, play, sqlite_saver
 from wargraph.scenario import load_scenario
 
 GAMES = 20
-# (graph id on the server, its default scenario, rounds): families mixed, seeds all different
-MIX = [
-    ("crisis", "azuristan_crimsonia", 2),
-    ("flow", "summit", 2),
-    ("tabletop", "haiwire", 2),
-    ("waragent", "wwi", 1),
+# (graph id on the server, its default scenario, overrides): families mixed, seeds all different
+MIX: list[tuple[str, str, dict[str, Any]]] = [
+    ("crisis", "azuristan_crimsonia", {"rounds": 2}),
+    ("flow", "summit", {"rounds": 2}),
+    ("tabletop", "haiwire", {"rounds": 2}),
+    ("waragent", "wwi", {"rounds": 1}),
+    ("diplomacy", "diplomacy", {"diplomacy.max_year": 1901, "diplomacy.negotiation_rounds": 1}),
 ]
 
 
 def plan() -> list[dict[str, Any]]:
     games = []
     for i in range(GAMES):
-        graph_id, scenario, rounds = MIX[i % len(MIX)]
+        graph_id, scenario, overrides = MIX[i % len(MIX)]
         if not Family(graph_id, scenario).available():
-            graph_id, scenario, rounds = MIX[0]
-        games.append({"graph": graph_id, "scenario": scenario, "rounds": rounds, "seed": 100 + i})
+            graph_id, scenario, overrides = MIX[0]
+        games.append(
+            {"graph": graph_id, "scenario": scenario, "overrides": overrides, "seed": 100 + i}
+        )
     return games
 
 
 def alone(game: dict[str, Any]) -> dict[str, Any]:
     """The same game, played alone in this process (JSON round trip, as the API returns it)."""
-    sc = load_scenario(game["scenario"], [f"rounds={game['rounds']}"])
+    sc = load_scenario(game["scenario"], game["overrides"])
     graph = build_for(sc).compile(checkpointer=InMemorySaver())
     out = graph.invoke(
-        {"scenario": game["scenario"], "rounds": game["rounds"]},
+        {"scenario": game["scenario"], "overrides": game["overrides"]},
         {"configurable": {"thread_id": "alone"}, "recursion_limit": 10_000},
         context=GameContext(model="scripted", seed=game["seed"]),
     )
@@ -90,7 +93,7 @@ def test_twenty_games_at_once_on_the_langgraph_server(tmp_path):
             run = client.runs.create(
                 thread["thread_id"],
                 game["graph"],
-                input={"scenario": game["scenario"], "rounds": game["rounds"]},
+                input={"scenario": game["scenario"], "overrides": game["overrides"]},
                 context={"model": "scripted", "seed": game["seed"]},
             )
             runs.append((thread["thread_id"], run["run_id"]))
@@ -127,7 +130,7 @@ def test_twenty_games_at_once_in_process_on_one_sqlite_file(tmp_path):
         game = games[i]
         result = play(
             game["scenario"],
-            overrides=[f"rounds={game['rounds']}"],
+            overrides=game["overrides"],
             context=GameContext(model="scripted", seed=game["seed"]),
             db=db,
             thread_id=f"load-{i}",

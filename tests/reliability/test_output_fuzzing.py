@@ -20,10 +20,18 @@ from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
 import wargraph.deciders as deciders
-from tests.reliability._support import FAMILIES
+from tests.reliability._support import FAMILIES, Family
 from wargraph.context import GameContext
-from wargraph.deciders import LLMDecider, ScriptedDecider, parse_answer, schema_for
+from wargraph.deciders import (
+    HumanDecider,
+    LLMDecider,
+    ScriptedDecider,
+    parse_answer,
+    schema_for,
+    scripted_value,
+)
 from wargraph.runner import play
+from wargraph.scenario import load_scenario
 from wargraph.trace import read_trace
 
 # Import the families that have landed, so their schemas are registered before collection.
@@ -31,8 +39,18 @@ for _family in FAMILIES:
     if _family.landed:
         importlib.import_module(_family.module)
 REGISTERED = sorted(deciders._SCHEMAS)
-# Games beyond each family's default that ask schemas the defaults do not (a seated secretary).
-EXTRA_GAMES = [("wwi", ["rounds=1", "waragent.secretary.kind=ai"])]
+# Games beyond each family's defaults that ask schemas those do not: a seated secretary; a
+# second Diplomacy year (the diary digest) with a person at one power (orders as free text).
+EXTRA_GAMES: list[tuple[str, list[str], list[str]]] = [
+    ("wwi", ["rounds=1", "waragent.secretary.kind=ai"], []),
+    ("diplomacy", ["diplomacy.max_year=1902", "diplomacy.negotiation_rounds=0"], ["AUSTRIA"]),
+]
+
+
+def scripted_person(payload: dict[str, Any]) -> dict[str, Any]:
+    """A stand-in for a person at a human seat: a schema-valid answer (scripted, no strategy)."""
+    return scripted_value(payload["schema"], random.Random(payload.get("ask_id")), "person")
+
 
 FUZZ = settings(
     max_examples=40,
@@ -53,6 +71,13 @@ def real_asks() -> dict[str, list[dict[str, Any]]]:
         captured.setdefault(ask["schema"], {}).setdefault(args, dict(ask))
         return decide(self, ask, schema, memory=memory)
 
+    human = HumanDecider.decide
+
+    def capture_human(self, ask, schema, *, memory=""):
+        args = json.dumps(ask.get("schema_args") or {}, sort_keys=True)
+        captured.setdefault(ask["schema"], {}).setdefault(args, dict(ask))
+        return human(self, ask, schema, memory=memory)
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ScriptedDecider, "decide", capture)
         for family in FAMILIES:
@@ -64,8 +89,17 @@ def real_asks() -> dict[str, list[dict[str, Any]]]:
                 context=GameContext(model="scripted", seed=2),
                 db=None,
             )
-        for scenario, overrides in EXTRA_GAMES:
-            play(scenario, overrides=overrides, context=GameContext(model="scripted"), db=None)
+        mp.setattr(HumanDecider, "decide", capture_human)
+        for scenario, overrides, humans in EXTRA_GAMES:
+            if not Family(load_scenario(scenario).family, scenario).available():
+                continue
+            play(
+                scenario,
+                overrides=overrides,
+                context=GameContext(model="scripted", humans=humans),
+                db=None,
+                human_io=scripted_person,
+            )
     return {name: list(by_args.values())[:3] for name, by_args in captured.items()}
 
 

@@ -44,7 +44,7 @@ SCENARIOS = {
     "flow": ("summit", []),
     "tabletop": ("haiwire", []),
     "waragent": ("wwi", ["rounds=2", "waragent.secretary.kind=ai"]),
-    "diplomacy": (None, []),
+    "diplomacy": ("diplomacy", ["diplomacy.max_year=1901", "diplomacy.negotiation_rounds=1"]),
 }
 # Private kinds each family must put a canary through, or the test proves nothing.
 PRIVATE_KINDS = {
@@ -52,6 +52,7 @@ PRIVATE_KINDS = {
     "flow": {"message", "summary", "brief"},  # one-to-one messages, private diaries
     "tabletop": {"proposal", "brief"},  # the response team's proposals
     "waragent": {"action", "message", "verdict", "brief"},  # private messages and verdicts
+    "diplomacy": {"message", "diary", "brief"},  # private press, each power's diary
 }
 
 
