@@ -29,6 +29,7 @@ questions re-judge the stored records without replaying them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.resources
 import itertools
@@ -36,6 +37,7 @@ import json
 import os
 import queue
 import re
+import signal
 import threading
 import time
 from collections import Counter
@@ -126,8 +128,8 @@ class Experiment(BaseModel):
     description: str = ""
     scenario: str = Field(min_length=1)
     set: dict[str, Any] = Field(default_factory=dict)
-    grid: dict[str, AxisValues | dict[str, Level]] = Field(default_factory=dict)
-    conditions: dict[str, Level] = Field(default_factory=dict)
+    grid: dict[str, Any] = Field(default_factory=dict)  # axis -> levels or {key, values}
+    conditions: dict[str, Any] = Field(default_factory=dict)
     runs: int = Field(default=1, ge=1, le=10_000)
     seed: int = 0
     seeds: list[int] | None = None
@@ -137,7 +139,9 @@ class Experiment(BaseModel):
     concurrency: int = Field(default=2, ge=1, le=64)
     questions: list[QuestionSpec] = Field(default_factory=list)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
-    measures: bool = True  # the family's own measures (WarAgent accuracy, Diplomacy scores)
+    # the family's own measures (WarAgent accuracy, Diplomacy scores and rates): true for the
+    # default set (two levels of names), false for none, or a list of glob patterns
+    measures: bool | list[str] = True
     compare: list[tuple[str, str]] = Field(default_factory=list)
     langsmith: bool = True  # log as a LangSmith experiment when LANGSMITH_API_KEY is set
 
@@ -158,14 +162,44 @@ class Experiment(BaseModel):
                 f"seeds: {len(self.seeds)} seeds for {self.runs} runs; give one seed per run "
                 "or drop `seeds` to use seed, seed+1, ..."
             )
-        for axis, levels in self.grid.items():
-            if isinstance(levels, dict) and not levels:
-                raise ValueError(f"grid.{axis}: an axis needs at least one level")
+        for axis, spec in list(self.grid.items()):
+            self.grid[axis] = _axis_spec(axis, spec)
+        for name, level in self.conditions.items():
+            _check_level(f"conditions.{name}", level)
         return self
 
     @property
     def judge_model(self) -> str:
         return self.judge.model or self.model
+
+
+def _check_level(where: str, level: Any) -> None:
+    if not isinstance(level, dict):
+        raise ValueError(
+            f"{where}: a level is a mapping of --set keys (e.g. {{players.a.persona: hawk}}), "
+            f"not {type(level).__name__}"
+        )
+
+
+def _axis_spec(axis: str, spec: Any) -> AxisValues | dict[str, Level]:
+    """An axis is {level name: level} or the shorthand {key: K, values: [...]}."""
+    if isinstance(spec, AxisValues):
+        return spec
+    if isinstance(spec, dict) and set(spec) == {"key", "values"} and isinstance(spec["key"], str):
+        if not isinstance(spec["values"], list) or not spec["values"]:
+            raise ValueError(f"grid.{axis}.values: give a list of at least one value")
+        return AxisValues(key=spec["key"], values=spec["values"])
+    if not isinstance(spec, dict) or not spec:
+        raise ValueError(
+            f"grid.{axis}: an axis needs at least one level ({{name: {{key: value}}}}) "
+            "or the form {key: K, values: [...]}"
+        )
+    levels = {}
+    for name, level in spec.items():
+        level = {} if level is None else level
+        _check_level(f"grid.{axis}.{name}", level)
+        levels[str(name)] = level
+    return levels
 
 
 def _format_validation(source: str, err: ValidationError) -> str:
@@ -325,20 +359,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
 
 
-def _axis_levels(axis: str, spec: AxisValues | dict[str, Level]) -> list[tuple[str, Level]]:
+def _axis_levels(spec: AxisValues | dict[str, Level]) -> list[tuple[str, Level]]:
     if isinstance(spec, AxisValues):
         return [(str(v), {spec.key: v}) for v in spec.values]
-    out = []
-    for name, level in spec.items():
-        if level is None:
-            level = {}
-        if not isinstance(level, dict):
-            raise ExperimentError(
-                f"grid.{axis}.{name}: a level is a mapping of --set keys (e.g. "
-                f"{{players.a.persona: hawk}}), not {type(level).__name__}"
-            )
-        out.append((str(name), level))
-    return out
+    return [(str(name), level) for name, level in spec.items()]
 
 
 def _split_level(where: str, level: Level, cond: dict[str, Any]) -> None:
@@ -371,7 +395,7 @@ def conditions_of(exp: Experiment) -> list[Condition]:
     condition when there are neither."""
     named: list[tuple[str, dict[str, str], list[tuple[str, Level]]]] = []
     if exp.grid:
-        axes = [(axis, _axis_levels(axis, spec)) for axis, spec in exp.grid.items()]
+        axes = [(axis, _axis_levels(spec)) for axis, spec in exp.grid.items()]
         for combo in itertools.product(*[levels for _, levels in axes]):
             levels = {axis: name for (axis, _), (name, _) in zip(axes, combo, strict=True)}
             label = "+".join(name for name, _ in combo)
@@ -383,8 +407,6 @@ def conditions_of(exp: Experiment) -> list[Condition]:
                 )
             )
     for name, level in exp.conditions.items():
-        if not isinstance(level, dict):
-            raise ExperimentError(f"conditions.{name}: expected a mapping of --set keys")
         named.append((str(name), {"condition": str(name)}, [(f"conditions.{name}", level)]))
     if not named:
         named.append(("default", {}, []))
@@ -510,7 +532,7 @@ class Stopped(Exception):
 @dataclass
 class Hooks:
     """Test and tooling hooks. `game_done(outcome, how)` runs in the main thread after each
-    game that was played, resumed or re-judged; `node(plan, node)` in the game's thread after
+    game that was played, resumed, re-judged or re-measured; `node(plan, node)` in the game's thread after
     each graph step. Raising KeyboardInterrupt from either stops the experiment as Ctrl-C does."""
 
     game_done: Callable[[dict[str, Any], str], None] | None = None
@@ -534,10 +556,17 @@ class ExperimentResult:
 def questions_key(exp: Experiment) -> str:
     blob = json.dumps(
         [[q.id, q.text, options_of(q.options)] for q in exp.questions]
-        + [exp.judge_model, exp.judge.require_evidence, exp.measures],
+        + [exp.judge_model, exp.judge.require_evidence],
         sort_keys=True,
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def measures_key(exp: Experiment) -> str:
+    return hashlib.sha256(json.dumps(exp.measures).encode()).hexdigest()[:12]
+
+
+Keys = tuple[str, str]  # (questions_key, measures_key): what an outcome was extracted with
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -555,11 +584,19 @@ def _write_json(path: Path, data: Any) -> None:
     tmp.replace(path)  # atomic: a kill never leaves half an outcome
 
 
-def stored_outcome(out_dir: Path, plan: GamePlan, qkey: str) -> dict[str, Any] | None:
+def stored_outcome(
+    out_dir: Path, plan: GamePlan, keys: Keys, *, judged_only: bool = False
+) -> dict[str, Any] | None:
+    """The game's outcome if it was extracted with the same questions (and measures, unless
+    `judged_only`): then nothing needs to run again."""
     data = _read_json(out_dir / plan.folder / "outcome.json")
-    if data and data.get("thread_id") == plan.thread_id and data.get("questions_key") == qkey:
-        return data
-    return None
+    if not data or data.get("thread_id") != plan.thread_id:
+        return None
+    if data.get("questions_key") != keys[0]:
+        return None
+    if not judged_only and data.get("measures_key") != keys[1]:
+        return None
+    return data
 
 
 def _finished_record(gdir: Path) -> dict[str, Any] | None:
@@ -602,27 +639,35 @@ def play_or_resume(
 
 
 def outcome_of_game(
-    exp: Experiment, plan: GamePlan, record: dict[str, Any], gdir: Path, qkey: str, how: str
+    exp: Experiment,
+    plan: GamePlan,
+    record: dict[str, Any],
+    gdir: Path,
+    keys: Keys,
+    how: str,
+    judgements: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Judge a finished record and compute the family's measures."""
+    """Judge a finished record (unless its judgements are given) and compute the family's
+    measures."""
     error = str(record.get("error") or "")
     status = "error" if error else "done"
-    judgements = []
-    if status == "done":
-        for q in exp.questions:
-            judgements.append(
-                judge_question(
-                    record,
-                    qid=q.id,
-                    text=q.text,
-                    options=q.options,
-                    model=exp.judge_model,
-                    require_evidence=exp.judge.require_evidence,
-                )
+    if judgements is None:  # else judged before with the same questions: kept as they are
+        judgements = [
+            judge_question(
+                record,
+                qid=q.id,
+                text=q.text,
+                options=q.options,
+                model=exp.judge_model,
+                require_evidence=exp.judge.require_evidence,
             )
+            for q in exp.questions
+            if status == "done"
+        ]
     measures, note = ({}, "")
-    if exp.measures and status == "done":
-        measures, note = family_measures(record, gdir / "record.json")
+    if exp.measures is not False and status == "done":
+        patterns = None if exp.measures is True else list(exp.measures)
+        measures, note = family_measures(record, gdir / "record.json", patterns)
     usage = record.get("usage", {})
     per_role = usage.get("per_role", {})
     return {
@@ -635,7 +680,8 @@ def outcome_of_game(
         "thread_id": plan.thread_id,
         "fingerprint": plan.fingerprint,
         "folder": plan.folder,
-        "questions_key": qkey,
+        "questions_key": keys[0],
+        "measures_key": keys[1],
         "status": status,
         "error": error,
         "how": how,
@@ -658,15 +704,19 @@ def run_game(
     plan: GamePlan,
     out_dir: Path,
     db: Path,
-    qkey: str,
+    keys: Keys,
     progress: Callable[[str, dict[str, Any]], None],
 ) -> tuple[dict[str, Any], str]:
     gdir = out_dir / plan.folder
     record = _finished_record(gdir)
-    how = "rejudged"
+    how, judged = "rejudged", None
     if record is None or record.get("thread_id") != plan.thread_id:
         record, how = play_or_resume(plan, db, gdir, progress)
-    outcome = outcome_of_game(exp, plan, record, gdir, qkey, how)
+    else:
+        before = stored_outcome(out_dir, plan, keys, judged_only=True)
+        if before is not None and exp.questions:
+            how, judged = "remeasured", before.get("judgements") or None
+    outcome = outcome_of_game(exp, plan, record, gdir, keys, how, judged)
     _write_json(gdir / "outcome.json", outcome)
     return outcome, how
 
@@ -695,7 +745,7 @@ def run_experiment(
     plans = plan_games(exp)
     out.mkdir(parents=True, exist_ok=True)
     db = out / "checkpoints.sqlite"
-    qkey = questions_key(exp)
+    keys = (questions_key(exp), measures_key(exp))
     meta = experiment_meta(exp, plans)
     _write_json(out / "experiment.json", meta)
 
@@ -703,7 +753,7 @@ def run_experiment(
     outcomes: dict[str, dict[str, Any]] = {}
     todo: queue.Queue[GamePlan] = queue.Queue()
     for plan in plans:
-        stored = stored_outcome(out, plan, qkey)
+        stored = stored_outcome(out, plan, keys)
         if stored is not None:
             outcomes[plan.thread_id] = stored
             result.counts["skipped"] += 1
@@ -729,7 +779,7 @@ def run_experiment(
 
             messages.put(("start", plan))
             try:
-                outcome, how = run_game(exp, plan, out, db, qkey, progress)
+                outcome, how = run_game(exp, plan, out, db, keys, progress)
                 messages.put(("done", plan, outcome, how))
             except Stopped:
                 messages.put(("stopped", plan))
@@ -970,6 +1020,24 @@ def log_langsmith(meta: dict[str, Any], outcomes: list[dict[str, Any]]) -> str |
 # --- command line ----------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (a scheduler or `kill`) stops the experiment as Ctrl-C does: games stop after
+    their current step and everything finished is kept."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_from_cli(
     file: str | Path,
     *,
@@ -993,9 +1061,10 @@ def run_from_cli(
             f"[bold]{exp.name}[/]: {n} games ({exp.runs} runs x {n // exp.runs} conditions) on "
             f"{exp.model}, {exp.concurrency} at a time -> {out_dir}/"
         )
-        result = run_experiment(exp, out_dir, console=console)
+        with _terminate_as_interrupt():
+            result = run_experiment(exp, out_dir, console=console)
     except (ExperimentError, ScenarioError, GameError, ModelRefError) as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False)
+        console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         console.print(
@@ -1006,7 +1075,8 @@ def run_from_cli(
     c = result.counts
     console.print(
         f"[green]done[/] in {result.elapsed_s:.0f} s: {c['played']} played, {c['resumed']} "
-        f"resumed, {c['rejudged']} re-judged, {c['skipped']} already finished"
+        f"resumed, {c['rejudged']} re-judged, {c['remeasured']} re-measured, {c['skipped']} "
+        "already finished"
         + (f", [red]{c['crashed']} crashed[/]" if c["crashed"] else "")
         + (f", {c['game errors']} ended in an error" if c["game errors"] else "")
     )

@@ -11,6 +11,7 @@ The scripted judge (model "scripted") is the scripted decider: deterministic, fo
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import re
 from collections.abc import Callable, Mapping
@@ -181,15 +182,26 @@ def judge_question(
 Measures = dict[str, float | int | bool]
 
 
-def _numeric(values: Mapping[str, Any], prefix: str = "") -> Measures:
-    """Keep the numbers and booleans of a measure dict (flattening one level of nesting)."""
+def flatten_numbers(values: Mapping[str, Any], prefix: str = "") -> Measures:
+    """Every number and boolean of a nested measure dict, under dotted names
+    (`scores.FRANCE`, `orders_by_power.FRANCE.invalid_rate`); text, lists and NaN are left out."""
     out: Measures = {}
     for key, v in values.items():
-        if isinstance(v, bool | int | float) and v == v:  # v == v drops NaN
-            out[prefix + str(key)] = v
-        elif isinstance(v, Mapping) and not prefix:
-            out.update(_numeric(v, f"{key}."))
+        name = f"{prefix}{key}"
+        if isinstance(v, bool | int | float):
+            if v == v:  # NaN is not a measure
+                out[name] = v
+        elif isinstance(v, Mapping):
+            out.update(flatten_numbers(v, f"{name}."))
     return out
+
+
+def select_measures(measures: Measures, patterns: list[str] | None) -> Measures:
+    """The measures an experiment keeps: those matching its glob patterns, or by default the
+    top two levels (`alliance_ami`, `scores.FRANCE`; not `orders.by_type.move.count`)."""
+    if patterns is None:
+        return {k: v for k, v in measures.items() if k.count(".") <= 1}
+    return {k: v for k, v in measures.items() if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
 
 
 def _module(family: str):
@@ -199,41 +211,29 @@ def _module(family: str):
         return None
 
 
-def family_measures(record: Mapping[str, Any], record_path: str | Path) -> tuple[Measures, str]:
+def family_measures(
+    record: Mapping[str, Any], record_path: str | Path, patterns: list[str] | None = None
+) -> tuple[Measures, str]:
     """The family's measures of one game, and a note when they could not be computed.
 
-    A family module `wargraph.evals.<family>` plugs in with `score_record(record) -> dict`;
-    without it, WarAgent uses `load_run` + `score_run` (accuracy against history) and
-    Diplomacy `game_score` of the saved game (score per power). Non-numeric entries are left out.
-    """
+    A family module `wargraph.evals.<family>` plugs in with a per-record function
+    `score_record(record)` or `game_measures(record)` (Diplomacy: scores, centres, order
+    rates ...); WarAgent's accuracy comes from `score_run(load_run(path))`. A failure becomes
+    the note and never stops the experiment."""
     spec = record.get("scenario") or {}
     family = str(spec.get("family", "crisis"))
     mod = _module(family)
     if mod is None:
         return {}, ""
     try:
-        if hasattr(mod, "score_record"):
-            return _numeric(mod.score_record(dict(record))), ""
-        if family == "waragent" and hasattr(mod, "score_run"):
-            return _numeric(mod.score_run(mod.load_run(Path(record_path)))), ""
-        if family == "diplomacy" and hasattr(mod, "game_score"):
-            return _diplomacy_scores(mod, record), ""
+        for name in ("score_record", "game_measures"):
+            if hasattr(mod, name):
+                raw = getattr(mod, name)(dict(record))
+                break
+        else:
+            if not hasattr(mod, "score_run"):
+                return {}, ""
+            raw = mod.score_run(mod.load_run(Path(record_path)))
     except Exception as exc:  # a measure that fails is reported, never fatal to the experiment
         return {}, f"{family} measures failed: {type(exc).__name__}: {str(exc)[:200]}"
-    return {}, ""
-
-
-def _diplomacy_scores(mod: Any, record: Mapping[str, Any]) -> Measures:
-    world = record.get("world") or {}
-    saved = world.get("diplomacy", world) if isinstance(world, Mapping) else {}
-    if not isinstance(saved, Mapping) or "phases" not in saved:
-        saved = saved.get("saved", {}) if isinstance(saved, Mapping) else {}
-    if "phases" not in saved:
-        raise ValueError("the record holds no saved Diplomacy game (world.phases)")
-    settings = (record.get("scenario") or {}).get("diplomacy") or {}
-    max_year = int(settings.get("max_year", 1905))
-    scores = mod.game_score(saved, max_year)
-    centres = saved["phases"][-1]["state"]["centers"]
-    out: Measures = {f"score.{p}": s for p, s in scores.items()}
-    out.update({f"centres.{p}": len(centres.get(p, [])) for p in scores})
-    return out
+    return select_measures(flatten_numbers(raw), patterns), ""
