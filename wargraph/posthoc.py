@@ -10,7 +10,14 @@ import yaml
 from pydantic import BaseModel, Field
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.deciders import Ask, Decision, decider_for, register_schema, schema_for
+from wargraph.deciders import (
+    Ask,
+    Decision,
+    decider_for,
+    register_schema,
+    schema_for,
+    stable_seed,
+)
 from wargraph.prompts import render_prompt
 from wargraph.scenario import ScenarioError, validate_data
 from wargraph.views import quote, render_events
@@ -32,13 +39,16 @@ class PreparedScenario(BaseModel):
 register_schema("prepared_scenario", PreparedScenario)
 
 
-def decide_once(ask: Ask, model: str, seed: int = 0, max_tokens: int = 400) -> Decision:
+def decide_once(
+    ask: Ask, model: str, seed: int = 0, max_tokens: int = 400, trace_path: str | None = None
+) -> Decision:
     seat = {
         "kind": "ai",
         "model": model,
         "seed": seed,
         "max_tokens": max_tokens,
         "temperature": 0.7,
+        "trace_path": trace_path,  # post-hoc calls are traced like in-game ones
     }
     return decider_for(seat).decide(ask, schema_for(ask))
 
@@ -111,6 +121,9 @@ def ask_record(
     *,
     options: list[str] | None = None,
     model: str = "embedded",
+    seed: int = 0,
+    max_tokens: int = 300,
+    trace_path: str | None = None,
 ) -> dict[str, Any]:
     """The control answers a follow-up question from the whole record (multiple choice or free)."""
     if not question.strip():
@@ -122,7 +135,8 @@ def ask_record(
         else ""
     )
     ask: Ask = {
-        "id": "ask",
+        # per record and question, so a seeded decider answers each game on its own
+        "id": f"ask.{record.get('thread_id', '')}.{stable_seed(question) % 10**8}",
         "role": "control",
         "phase": "ask",
         "round": int(record.get("round", 0)),
@@ -137,5 +151,5 @@ def ask_record(
     }
     if options:
         ask["schema_args"] = {"options": options}
-    decision = decide_once(ask, model)
+    decision = decide_once(ask, model, seed, max_tokens=max_tokens, trace_path=trace_path)
     return {"question": question, **decision["value"], "source": decision["source"]}
