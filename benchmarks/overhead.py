@@ -407,7 +407,8 @@ def profile_family(family: str, workdir: Path, games: int = 3, budget_s: float =
         "family": family,
         "games": games,
         "wall_s": wall,
-        "busy_samples": sampler.busy,
+        "samples": sampler.samples,
+        "busy_thread_s": round(sampler.busy, 3),
         "categories": sampler.category_shares(),
         "top_inclusive": sampler.top(12),
         "top_self": sampler.top(8, by="self"),
@@ -521,7 +522,7 @@ def show_tables(payload: dict[str, Any]) -> None:
         console.print(
             rich_table(
                 f"Where the time goes: {prof['family']}, {prof['games']} game(s) on the default "
-                "SQLite saver (sampled every 0.5 ms, all threads, busy samples only)",
+                "SQLite saver (all threads sampled, time-weighted, busy time only)",
                 ["category (first match on the stack, in this order)", "share of busy time %"],
                 [[k, 100 * v] for k, v in prof["categories"].items()],
             )

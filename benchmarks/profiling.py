@@ -2,8 +2,9 @@
 
 cProfile sees one thread, and LangGraph runs nodes and checkpoint writes on a thread pool; so
 the benchmarks sample `sys._current_frames()` instead and count, for each function, the samples
-in which it was on a busy thread's stack (inclusive) or at its top (self). Threads waiting for
-work are left out, so the shares are of busy time."""
+in which it was on a busy thread's stack (inclusive) or at its top (self), each sample weighted
+by the time since the previous one. Threads waiting for work are left out, so the shares are of
+busy thread time."""
 
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ class Sampler:
     def __init__(self, interval: float = 0.0005, categories: Categories = ()) -> None:
         self.interval = interval
         self.categories = categories
-        self.by_category: Counter[str] = Counter()
+        self.by_category: Counter[str] = Counter()  # values: seconds
         self.inclusive: Counter[tuple[str, str]] = Counter()
         self.self_: Counter[tuple[str, str]] = Counter()
         self.samples = 0
-        self.busy = 0
+        self.busy = 0.0  # busy thread-seconds (time-weighted samples)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -56,7 +57,13 @@ class Sampler:
 
     def _loop(self) -> None:
         me = threading.get_ident()
+        last = time.perf_counter()
         while not self._stop.is_set():
+            # Weight each sample by the time since the previous one: while a thread holds the
+            # GIL this thread wakes late, so unweighted samples would over-count the moments
+            # when the GIL is free (I/O such as fsync) and under-count pure-Python work.
+            now = time.perf_counter()
+            weight, last = now - last, now
             self.samples += 1
             for tid, frame in sys._current_frames().items():
                 if tid == me or frame is None:
@@ -69,20 +76,20 @@ class Sampler:
                 top = stack[0]
                 if (top[0].rsplit("/", 1)[-1], top[1]) in _IDLE_TOPS:
                     continue
-                self.busy += 1
-                self.self_[top] += 1
-                self.by_category[self._category(stack)] += 1
+                self.busy += weight
+                self.self_[top] += weight
+                self.by_category[self._category(stack)] += weight
                 for key in dict.fromkeys(stack):
-                    self.inclusive[key] += 1
+                    self.inclusive[key] += weight
             time.sleep(self.interval)
 
     def top(self, n: int = 15, *, by: str = "inclusive", skip_outer: int = 0) -> list[dict]:
         """The functions with the most busy samples, as shares of all busy samples."""
         counter = self.inclusive if by == "inclusive" else self.self_
-        busy = max(self.busy, 1)
+        busy = self.busy or 1.0
         rows = []
         for (file, fn), count in counter.most_common(n + skip_outer):
-            if count >= busy and by == "inclusive":
+            if count >= busy * 0.999 and by == "inclusive":
                 continue  # thread bootstraps and the benchmark's own frames: 100% everywhere
             rows.append({"function": f"{file}:{fn}", "share": round(count / busy, 4)})
         return rows[:n]
@@ -96,5 +103,5 @@ class Sampler:
         return "other"
 
     def category_shares(self) -> dict[str, float]:
-        busy = max(self.busy, 1)
+        busy = self.busy or 1.0
         return {name: round(c / busy, 4) for name, c in self.by_category.most_common()}
