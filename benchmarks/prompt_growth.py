@@ -134,6 +134,8 @@ def growth_row(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "first_round": first,
         "last_round": last,
         "ratio_last_to_first": (mean[last] / mean[first]) if rounds and mean[first] else None,
+        # After the first full round the view holds a whole previous round: the steady state.
+        "ratio_last_to_second": (mean[last] / mean[rounds[1]]) if len(rounds) > 1 else None,
         "mean_part_tokens_by_round": {
             r: {p: round(sum(v) / len(v), 1) for p, v in part_tokens[r].items() if v}
             for r in rounds
@@ -240,11 +242,12 @@ def show_tables(payload: dict[str, Any]) -> None:
                 r["calls"],
                 *[mean.get(k) for k in shown],
                 r["ratio_last_to_first"],
+                r["ratio_last_to_second"],
                 r["post_game_mean_tokens"],
             ]
         )
     for fam, why in payload["unavailable"].items():
-        rows.append([fam, why] + [""] * (len(shown) + 4))
+        rows.append([fam, why] + [""] * (len(shown) + 5))
     console.print(
         rich_table(
             f"2. Prompt growth: mean prompt tokens per call by round ({payload['rounds']}-round "
@@ -255,7 +258,8 @@ def show_tables(payload: dict[str, Any]) -> None:
                 "rounds",
                 "calls",
                 *[f"r{k}" for k in shown],
-                "last/first",
+                "last/r1",
+                "last/r2",
                 "post-game",
             ],
             rows,
