@@ -189,9 +189,11 @@ def make_agent_node(role: str):
             {"asks": asks, "answers": {}}, fresh if _stale_on_resume(asks) else None
         )
         answers = out.get("answers", {})
-        if any(a["id"] not in answers for a in asks):
-            # Belt and braces: answers must be for exactly these asks, never an earlier step's.
-            answers = agent_graph.invoke({"asks": asks, "answers": {}}, fresh).get("answers", {})
+        missing = [a["id"] for a in asks if a["id"] not in answers]
+        if missing:
+            # Never record another step's answers; a second subgraph call here would save the
+            # seat's memory under another namespace, so fail loudly (the node's retry runs it again).
+            raise RuntimeError(f"seat {role} returned no answer for {missing}")
         return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
 
     agent.__name__ = agent_node_name(role)

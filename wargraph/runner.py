@@ -74,6 +74,8 @@ def _connect(db: str | Path, *, create: bool = True) -> sqlite3.Connection:
         conn = sqlite3.connect(str(db), check_same_thread=False, timeout=60)
         conn.execute("PRAGMA user_version")  # fails here, clearly, if it is not a database
         conn.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL survives a killed process (only a power cut may lose the last commit)
+        conn.execute("PRAGMA synchronous=NORMAL")
         _runs_table(conn)
     except sqlite3.Error as exc:
         raise GameError(f"{db}: cannot use the checkpoint database ({exc})") from None
@@ -172,7 +174,9 @@ def play(
     progress: Progress | None = None,
 ) -> PlayResult:
     """Play a game to its end (or until human seats wait with no `human_io`) and write its records."""
-    sc = load_scenario(scenario, overrides)
+    sc = check_scenario(scenario, overrides) if not isinstance(scenario, Scenario) else scenario
+    if isinstance(scenario, Scenario) and overrides:
+        sc = load_scenario(scenario, overrides)
     ctx = dataclasses.replace(context or GameContext())
     thread_id = thread_id or uuid.uuid4().hex[:12]
     if out_dir is not None and ctx.trace_path is None:

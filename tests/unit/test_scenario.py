@@ -104,3 +104,9 @@ def test_bad_override_is_clear(tmp_path):
 def test_not_a_mapping(tmp_path):
     with pytest.raises(ScenarioError, match="expected a mapping"):
         load_scenario(str(write(tmp_path, "- just\n- a list\n")))
+
+
+def test_a_key_given_twice_is_refused(tmp_path):
+    path = write(tmp_path, "title: T\nsetting: S\ntitle: U\n")
+    with pytest.raises(ScenarioError, match=r"line 3.*'title' is given twice"):
+        load_scenario(str(path))
