@@ -61,12 +61,15 @@ def db_rows(db: Path, thread_id: str) -> dict[str, Any]:
     by_round: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     round_of: dict[tuple[str, str], str] = {}
     current, largest = "0", 0
+    channels: dict[str, dict[str, int]] = {"game": defaultdict(int), "seat": defaultdict(int)}
     for ns, cid, type_, blob, size, meta in checkpoints:
+        values = serde.loads_typed((type_, blob)).get("channel_values", {})
+        # What each checkpoint carries, channel by channel (each re-serialised on its own).
+        for channel, value in values.items():
+            channels["seat" if ns else "game"][channel] += len(serde.dumps_typed(value)[1])
         if ns == "":
-            values = serde.loads_typed((type_, blob)).get("channel_values", {})
-            phase = values.get("phase", "")
-            if values.get("done") and phase == "analyze":
-                current = "post-game"
+            if values.get("done"):
+                current = "post-game"  # after the last round: end phases and the final state
             elif "round" in values:
                 current = str(values["round"])
             largest = max(largest, size)
@@ -84,6 +87,9 @@ def db_rows(db: Path, thread_id: str) -> dict[str, Any]:
         part["bytes"] = part["checkpoint_bytes"] + part["write_bytes"]
     return {
         "by_round": {k: dict(v) for k, v in by_round.items()},
+        "channel_bytes": {
+            k: dict(sorted(v.items(), key=lambda kv: -kv[1])) for k, v in channels.items()
+        },
         "checkpoints": len(checkpoints),
         "seat_checkpoints": sum(1 for c in checkpoints if c[0]),
         "writes": len(writes),
@@ -199,6 +205,7 @@ def run(
                 if rounds
                 else None,
                 "by_round": stats["by_round"],
+                "channel_bytes": stats["channel_bytes"],
                 **timing,
             }
         )
@@ -283,6 +290,20 @@ def show_tables(p: dict[str, Any]) -> None:
             rows,
             caption="checkpoints include each seat's private namespace; a round's bytes = the "
             "checkpoints and writes made while the game was in that round",
+        )
+    )
+    chan_rows = []
+    for r in p["rows"]:
+        for where in ("game", "seat"):
+            ch = r["channel_bytes"][where]
+            total = sum(ch.values()) or 1
+            top = ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in list(ch.items())[:4])
+            chan_rows.append([r["family"], where, kb(sum(ch.values())), top])
+    console.print(
+        rich_table(
+            "What the checkpoints hold: bytes by state channel (game graph and seat subgraphs)",
+            ["family", "checkpoints of", "KiB (channels)", "largest channels"],
+            chan_rows,
         )
     )
     console.print(
