@@ -84,6 +84,11 @@
 
   // --- games and the selected game ---------------------------------------------------------------
 
+  function gameStatus(g) {
+    if (g.status === "idle") return g.done ? "over" : "idle";
+    return { interrupted: "waiting", busy: "running" }[g.status] || g.status;
+  }
+
   async function refreshGames() {
     const data = await api(token, "/wargraph/games");
     const body = $("games");
@@ -91,7 +96,7 @@
     for (const g of data.games) {
       const row = el("tr", { class: g.thread_id === selected ? "selected" : "", "data-thread": g.thread_id, onclick: () => select(g.thread_id) },
         el("td", {}, el("a", { href: "#game=" + g.thread_id, text: g.title })),
-        el("td", {}, el("span", { class: "pill small status-" + g.status, text: g.done && g.status === "idle" ? "over" : g.status })),
+        el("td", {}, el("span", { class: "pill small status-" + g.status, text: gameStatus(g) })),
         el("td", { text: String(g.round || "") })
       );
       body.append(row);
