@@ -93,11 +93,17 @@ def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
 
-    def inline(node: Any) -> Any:
+    def inline(node: Any, fields: bool = False) -> Any:
         if isinstance(node, dict):
-            if "$ref" in node:
+            if "$ref" in node and not fields:
                 return inline(defs[node["$ref"].split("/")[-1]])
-            return {k: inline(v) for k, v in node.items() if k != "title"}
+            # drop the `title` annotations, never a field called "title" (`fields`: the keys of
+            # a `properties` mapping are field names, not schema keywords)
+            return {
+                k: inline(v, fields=k == "properties" and not fields)
+                for k, v in node.items()
+                if fields or k != "title"
+            }
         if isinstance(node, list):
             return [inline(v) for v in node]
         return node

@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 import json
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -73,13 +74,29 @@ def _connect(db: str | Path, *, create: bool = True) -> sqlite3.Connection:
         # with "database is locked".
         conn = sqlite3.connect(str(db), check_same_thread=False, timeout=60)
         conn.execute("PRAGMA user_version")  # fails here, clearly, if it is not a database
-        conn.execute("PRAGMA journal_mode=WAL")
+        _use_wal(conn, timeout=60)
         # WAL + NORMAL survives a killed process (only a power cut may lose the last commit)
         conn.execute("PRAGMA synchronous=NORMAL")
         _runs_table(conn)
     except sqlite3.Error as exc:
         raise GameError(f"{db}: cannot use the checkpoint database ({exc})") from None
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection, *, timeout: float) -> None:
+    """Switch the file to WAL (it stays WAL once set). SQLite refuses the switch at once with
+    "database is locked", skipping the busy timeout, while another connection holds a write
+    lock, as when games starting together open a new file at the same moment: wait for the
+    turn here as the busy timeout would."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ escapes; every output ends schema-valid or as the ask's fallback."""
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import random
@@ -26,6 +27,7 @@ from wargraph.deciders import (
     HumanDecider,
     LLMDecider,
     ScriptedDecider,
+    flat_json_schema,
     parse_answer,
     schema_for,
     scripted_value,
@@ -34,10 +36,14 @@ from wargraph.runner import play
 from wargraph.scenario import load_scenario
 from wargraph.trace import read_trace
 
-# Import the families that have landed, so their schemas are registered before collection.
+# Import every module that registers answer schemas (the families that have landed and the
+# control's post-hoc asks), so the parameters are the same whatever other test modules were
+# collected first: `wargraph.posthoc` registers `prepared_scenario` when imported, and an
+# earlier module importing it (evals.judge does) used to add a schema no capture asked.
 for _family in FAMILIES:
     if _family.landed:
         importlib.import_module(_family.module)
+POSTHOC = importlib.import_module("wargraph.posthoc")
 REGISTERED = sorted(deciders._SCHEMAS)
 # Games beyond each family's defaults that ask schemas those do not: a seated secretary; a
 # second Diplomacy year (the diary digest) with a person at one power (orders as free text).
@@ -62,8 +68,10 @@ FUZZ = settings(
 
 @pytest.fixture(scope="module")
 def real_asks() -> dict[str, list[dict[str, Any]]]:
-    """The asks each schema is really used with, from one scripted game of every family."""
+    """The asks each schema is really used with, from one scripted game of every family and the
+    control's post-hoc calls (preparing a scenario, questions about a finished record)."""
     captured: dict[str, dict[str, dict[str, Any]]] = {}
+    records: list[dict[str, Any]] = []
     decide = ScriptedDecider.decide
 
     def capture(self, ask, schema, *, memory=""):
@@ -83,11 +91,13 @@ def real_asks() -> dict[str, list[dict[str, Any]]]:
         for family in FAMILIES:
             if not family.landed:
                 continue
-            play(
-                family.require(),
-                overrides=list(family.overrides) or None,
-                context=GameContext(model="scripted", seed=2),
-                db=None,
+            records.append(
+                play(
+                    family.require(),
+                    overrides=list(family.overrides) or None,
+                    context=GameContext(model="scripted", seed=2),
+                    db=None,
+                ).record
             )
         mp.setattr(HumanDecider, "decide", capture_human)
         for scenario, overrides, humans in EXTRA_GAMES:
@@ -99,6 +109,12 @@ def real_asks() -> dict[str, list[dict[str, Any]]]:
                 context=GameContext(model="scripted", humans=humans),
                 db=None,
                 human_io=scripted_person,
+            )
+        # the control outside a game asks through the same deciders (wargraph.posthoc)
+        POSTHOC.prepare_scenario("Two neighbours dispute a river's water.", model="scripted")
+        for options in (["yes", "no"], []):
+            POSTHOC.ask_record(
+                records[0], "Did armed conflict occur?", options=options, model="scripted"
             )
     return {name: list(by_args.values())[:3] for name, by_args in captured.items()}
 
@@ -150,7 +166,9 @@ NASTY_TEXT = st.sampled_from(NASTY)
 
 
 def valid_value(schema: type[BaseModel], ask: dict[str, Any], seed: int) -> dict[str, Any]:
-    return ScriptedDecider(seed).decide(ask, schema)["value"]
+    # a copy: a decider may hand back the ask's own fallback dict, which `mutated` must not
+    # break for the examples after it (hypothesis then sees the data change under it)
+    return copy.deepcopy(ScriptedDecider(seed).decide(ask, schema)["value"])
 
 
 @st.composite
@@ -217,6 +235,31 @@ def test_every_documented_fallback_is_valid(name, real_asks):
         schema = schema_for(ask)
         assert schema.model_validate(ask["fallback"]).model_dump() == ask["fallback"]
         assert encodable(ask["fallback"])
+
+
+def object_nodes(node: Any) -> list[dict[str, Any]]:
+    """Every object schema in a (flat) JSON schema."""
+    if isinstance(node, list):
+        return [o for v in node for o in object_nodes(v)]
+    if not isinstance(node, dict):
+        return []
+    own = [node] if node.get("type") == "object" else []
+    return own + [o for v in node.values() for o in object_nodes(v)]
+
+
+@pytest.mark.parametrize("name", REGISTERED)
+def test_the_model_is_shown_every_field(name, real_asks):
+    """The flat schema a backend's grammar and the prompt are built from names every field the
+    answer is validated against (a field called "title" was once dropped as an annotation, so
+    no model could ever give it and every answer ended as the fallback)."""
+    for ask in asks_for(real_asks, name):
+        schema = schema_for(ask)
+        flat = flat_json_schema(schema)
+        assert set(flat["properties"]) == set(schema.model_fields)
+        for node in object_nodes(flat):
+            assert set(node.get("required", [])) <= set(node.get("properties", {})), node
+        # the scripted decider builds its answers from the same schema: they must validate
+        assert ScriptedDecider(5).decide(ask, schema)["source"] == "scripted"
 
 
 def parse_property(schema: type[BaseModel], ask: dict[str, Any]):

@@ -7,11 +7,16 @@ import csv
 import hashlib
 import json
 import socket
+import sqlite3
+import threading
+import time
+import types
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import wargraph.runner as runner
 from wargraph.cli import app
 from wargraph.evals import stats
 from wargraph.evals.experiment import (
@@ -83,13 +88,50 @@ def test_second_run_skips_every_finished_game(tmp_path):
 
 
 def test_changed_questions_rejudge_without_replaying(tmp_path):
-    run_experiment(tiny(), tmp_path, show_progress=False)
+    first = run_experiment(tiny(), tmp_path, show_progress=False)
+    assert first.counts["played"] == 4, first.counts  # else the next run plays, not re-judges
     recs = {p: digest(p) for p in tmp_path.glob("games/*/*/record.json")}
     qs = [{"id": "conflict", "text": "Was there any fighting at all?"}]
     res = run_experiment(tiny(questions=qs), tmp_path, show_progress=False)
     assert res.counts["rejudged"] == 4 and res.new_games == 0
     assert {p: digest(p) for p in tmp_path.glob("games/*/*/record.json")} == recs
     assert all(o["judgements"][0]["question"] == qs[0]["text"] for o in res.outcomes)
+
+
+def test_games_opening_a_new_store_together_wait_their_turn(tmp_path, monkeypatch):
+    """While one connection writes to the new store (as when another game is switching the new
+    file to WAL), SQLite refuses the WAL switch at once, without its busy timeout. The games
+    must wait their turn, not crash: a game crashed this way now and then when games started
+    together (the next run then played it instead of re-judging it)."""
+    db = tmp_path / "checkpoints.sqlite"
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # a write lock on the new, empty file
+    opened = threading.Event()
+
+    def connect(*args, **kwargs):
+        conn = sqlite3.connect(*args, **kwargs)
+        opened.set()  # a game has the file open: it now meets the lock
+        return conn
+
+    monkeypatch.setattr(
+        runner, "sqlite3", types.SimpleNamespace(**{**vars(sqlite3), "connect": connect})
+    )
+
+    def release() -> None:
+        opened.wait(60)
+        time.sleep(0.3)  # the game is at its WAL switch by now
+        holder.execute("COMMIT")
+
+    releaser = threading.Thread(target=release, daemon=True)
+    releaser.start()
+    try:
+        res = run_experiment(tiny(runs=1), tmp_path, show_progress=False, report=False)
+    finally:
+        releaser.join(60)
+        holder.close()
+    assert opened.is_set()
+    assert res.counts["played"] == 2 and res.counts["crashed"] == 0, res.counts
+    assert len(list_runs(db)) == 2
 
 
 def test_interrupted_after_k_games_then_resumed(tmp_path):
