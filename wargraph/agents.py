@@ -62,8 +62,10 @@ def decide(state: AgentState) -> dict[str, Any]:
         seat = ask.get("seat", {})
         schema = schema_for(ask)
         decider = decider_for(seat)
+        answers[ask["id"]] = decider.decide(ask, schema, memory=memory)
         if seat.get("kind") in ("scripted", "human") or seat.get("model") == "scripted":
-            # No model call to trace, but the prompt is still recorded: asymmetry tests read it.
+            # No model call to trace, but the prompt is still recorded (asymmetry tests read it);
+            # after the answer, since a person's seat re-runs this node on every resume.
             record_call(
                 seat.get("trace_path"),
                 {
@@ -82,7 +84,6 @@ def decide(state: AgentState) -> dict[str, Any]:
                     ],
                 },
             )
-        answers[ask["id"]] = decider.decide(ask, schema, memory=memory)
     return {"answers": answers}
 
 

@@ -6,6 +6,7 @@ looked up by name in a registry so dynamic schemas (e.g. one enum of legal order
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import random
@@ -212,7 +213,11 @@ class ScriptedDecider:
             return {"value": checked, "source": "scripted"}
         except ValidationError as err:
             # A schema with constraints the generator does not know: the documented fallback.
-            return {"value": ask["fallback"], "source": "fallback", "note": str(err)[:300]}
+            return {
+                "value": copy.deepcopy(ask["fallback"]),
+                "source": "fallback",
+                "note": str(err)[:300],
+            }
 
 
 _WORDS = [
@@ -315,7 +320,7 @@ class LLMDecider:
             self.seat.get("trace_path"),
             {**_where(ask), "event": "fallback", "reason": last_error, "output": ask["fallback"]},
         )
-        return {"value": ask["fallback"], "source": "fallback", "note": last_error}
+        return {"value": copy.deepcopy(ask["fallback"]), "source": "fallback", "note": last_error}
 
     def _call(self, ask: Ask, messages: list, bind: dict, attempt: int) -> tuple[str, str | None]:
         """One model call with transport retries and back-off; returns (text, error or None)."""

@@ -69,7 +69,7 @@ def prepare_scenario(request: str, *, model: str = "embedded", seed: int = 0) ->
         raise ScenarioError("prepare: the prompt is empty; describe the crisis in a sentence")
     fallback = {
         "title": request.strip()[:100],
-        "setting": request.strip(),
+        "setting": request.strip()[:1500],
         "players": [
             {"name": "Side A", "persona": "A cautious leader.", "goal": "Protect its interests."},
             {"name": "Side B", "persona": "An ambitious leader.", "goal": "Expand its influence."},

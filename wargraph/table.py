@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -15,15 +16,12 @@ from wargraph.views import render_events, view_for
 
 @lru_cache(maxsize=64)
 def _scenario_from_json(spec_json: str) -> Scenario:
-    import json
-
+    # json.dumps keeps insertion order, so the file's order of players survives the cache
     return validate_data(json.loads(spec_json), "<game state>")
 
 
 def scenario_of(state: GameState) -> Scenario:
-    import json
-
-    return _scenario_from_json(json.dumps(state["spec"], sort_keys=True))
+    return _scenario_from_json(json.dumps(state["spec"]))
 
 
 @dataclass
