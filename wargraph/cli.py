@@ -295,6 +295,44 @@ def serve(
     raise typer.Exit(module.serve(host=host, port=port, config=config, state_dir=state_dir))
 
 
+@app.command()
+def replay(
+    thread: Annotated[str, typer.Option(help="Thread id of the stored game.")],
+    phase: Annotated[
+        str, typer.Option(help="Where to fork: an engine phase (F1903M) or a round number.")
+    ],
+    db: Annotated[Path, typer.Option(help="SQLite checkpoint store.")] = Path("wargraph.sqlite"),
+    runs: Annotated[int, typer.Option(help="How many replays.")] = 3,
+    set_: Annotated[
+        list[str], typer.Option("--set", help="KEY=VALUE change to the stored scenario.")
+    ] = [],
+    model: Annotated[str | None, typer.Option(help="Default model for the replays.")] = None,
+    phases: Annotated[int, typer.Option(help="Phases (rounds) to replay from the fork.")] = 1,
+    out: Annotated[Path, typer.Option(help="Folder for the report and each run's record.")] = Path(
+        "runs/replay"
+    ),
+) -> None:
+    """Fork a stored game at a phase and replay it N times under a change (the original stays)."""
+    from wargraph.replay import print_report
+    from wargraph.replay import replay as run_replay
+
+    try:
+        with console.status(f"replaying {thread} at {phase} ..."):
+            result = run_replay(
+                db=db,
+                thread_id=thread,
+                phase=phase,
+                runs=runs,
+                overrides=list(set_),
+                model=model,
+                out_dir=out,
+                phases=phases,
+            )
+    except _known_errors() as exc:
+        fail(str(exc))
+    print_report(result, console)
+
+
 def _optional(module: str, attr: str):
     try:
         return getattr(importlib.import_module(module), attr)
