@@ -88,7 +88,8 @@ def find_promises(
             "system": _SYSTEM,
             "context": f"Message from {author} to {recipient or 'everyone'} "
             f"in phase {data.get('phase', '?')}:\n{quote(e['text'])}",
-            "question": "Which commitments (at most 3) does the author make in this message?",
+            "question": "Which commitments (at most 3) does the author make in this message? "
+            f"Field to: the power the commitment is made to, never the author ({author}).",
             "schema": "promises",
             "fallback": {"promises": []},
         }
