@@ -23,6 +23,15 @@ from wargraph.server.serve import DEFAULT_CONFIG, ServeError, effective_config, 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _run(coro):
+    """Run a coroutine in its own thread: an earlier test in the session (a sync client of an
+    async library) may leave an event loop running in this one, where asyncio.run refuses."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def test_repository_langgraph_json_is_the_served_default():
     data = json.loads((ROOT / "langgraph.json").read_text())
     for key in ("graphs", "auth", "http"):
@@ -126,7 +135,7 @@ def test_factories_refuse_missing_families_and_bad_selections():
     with pytest.raises(factories.GraphUnavailable, match="ghost_family"):
         factories._load("ghost_family")
     with pytest.raises(HTTPException) as err:
-        asyncio.run(factories.graph_for("ghost_family", {}))
+        _run(factories.graph_for("ghost_family", {}))
     assert err.value.status_code == 422
     with pytest.raises(factories.GraphUnavailable, match="configurable.scenario"):
         factories.selection({"configurable": {"scenario": 42}})
@@ -138,10 +147,10 @@ def test_factories_refuse_missing_families_and_bad_selections():
 
 def test_factory_builds_the_seats_of_the_selected_scenario_and_caches_it():
     config = {"configurable": {"scenario": "strait_standoff", "overrides": {"rounds": 1}}}
-    first = asyncio.run(factories.graph_for("crisis", config))
-    again = asyncio.run(factories.graph_for("crisis", config))
+    first = _run(factories.graph_for("crisis", config))
+    again = _run(factories.graph_for("crisis", config))
     assert first is again
     assert "agent_sela_president" in first.nodes and "agent_azuristan" not in first.nodes
-    default = asyncio.run(factories.graph_for("crisis", {"configurable": {}}))
+    default = _run(factories.graph_for("crisis", {"configurable": {}}))
     assert "agent_azuristan" in default.nodes
     assert default.checkpointer is None  # the server brings its own
