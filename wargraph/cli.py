@@ -357,11 +357,25 @@ def eval_waragent(
 def eval_diplomacy(
     records: Annotated[list[Path], typer.Argument(help="record.json files or folders.")],
     out: Annotated[Path, typer.Option()] = Path("runs/eval_diplomacy"),
+    promises_model: Annotated[
+        str | None, typer.Option(help="Also judge promises in messages with this model.")
+    ] = None,
 ) -> None:
-    """Game scores, order statistics, relationships and token use."""
+    """Game scores, order statistics, relationships and token use (and promises kept/broken)."""
     fn = _optional("wargraph.evals.diplomacy", "eval_diplomacy")
     try:
         fn(records, out)
+        if promises_model:
+            from wargraph.evals.promises import promise_measures
+            from wargraph.records import load_record
+
+            judged = {
+                str(r): promise_measures(load_record(r), model=promises_model) for r in records
+            }
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "promises.json").write_text(json.dumps(judged, indent=2, default=str))
+            for name, m in judged.items():
+                console.print(f"promises in {name}: betrayal rates {m['betrayal_rates']}")
     except _known_errors() as exc:
         fail(str(exc))
 

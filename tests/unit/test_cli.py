@@ -153,3 +153,35 @@ def test_prepare_writes_a_scenario_that_plays_and_ask_answers(tmp_path):
         app, ["ask", str(out), "War?", "--option", "yes", "--option", "no", "--model", "scripted"]
     )
     assert r.exit_code == 0 and "choice" in r.output
+
+
+def test_eval_diplomacy_with_the_promise_judge(tmp_path):
+    """The scripted decider stands in for the judge model (deterministic; judges nothing)."""
+    out, ev = tmp_path / "d", tmp_path / "ev"
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            "diplomacy",
+            "--model",
+            "scripted",
+            "--max-year",
+            "1901",
+            "--out",
+            str(out),
+            "--db",
+            str(tmp_path / "d.sqlite"),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(
+        app, ["eval", "diplomacy", str(out), "--out", str(ev), "--promises-model", "scripted"]
+    )
+    assert r.exit_code == 0, r.output
+    judged = json.loads((ev / "promises.json").read_text())
+    (measures,) = judged.values()
+    rates = measures["betrayal_rates"]
+    assert set(rates) <= {"defensive", "offensive", "neutrality", "support"}
+    assert sum(v["promises"] + v["undeterminable"] for v in rates.values()) == len(
+        measures["promises"]
+    )
