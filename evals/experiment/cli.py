@@ -1,0 +1,82 @@
+"""`wargraph experiment FILE`: the command line around running an experiment."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+from wargraph.evals.experiment.plan import conditions_of
+from wargraph.evals.experiment.run import run_experiment
+from wargraph.evals.experiment.spec import ExperimentError, load_experiment
+from wargraph.models import ModelRefError
+from wargraph.scenario import ScenarioError
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (a scheduler or `kill`) stops the experiment as Ctrl-C does: games stop after
+    their current step and everything finished is kept."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_from_cli(
+    file: str | Path,
+    *,
+    runs: int | None = None,
+    model: str | None = None,
+    out: str | Path | None = None,
+    console: Any = None,
+) -> int:
+    """`wargraph experiment FILE`: returns the exit code (0 done, 1 some games crashed,
+    2 bad input, 130 interrupted — run again to resume)."""
+    from rich.console import Console
+
+    from wargraph.runner import GameError
+
+    console = console or Console()
+    try:
+        exp = load_experiment(file, runs=runs, model=model)
+        out_dir = Path(out) if out else Path("runs") / "experiments" / exp.name
+        n = len(conditions_of(exp)) * exp.runs
+        console.print(
+            f"[bold]{exp.name}[/]: {n} games ({exp.runs} runs x {n // exp.runs} conditions) on "
+            f"{exp.model}, {exp.concurrency} at a time -> {out_dir}/"
+        )
+        with _terminate_as_interrupt():
+            result = run_experiment(exp, out_dir, console=console)
+    except (ExperimentError, ScenarioError, GameError, ModelRefError) as err:
+        console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        console.print(
+            "[yellow]interrupted[/]: finished games and checkpoints are kept; run the same "
+            "command again to resume."
+        )
+        return 130
+    c = result.counts
+    console.print(
+        f"[green]done[/] in {result.elapsed_s:.0f} s: {c['played']} played, {c['resumed']} "
+        f"resumed, {c['rejudged']} re-judged, {c['remeasured']} re-measured, {c['skipped']} "
+        "already finished"
+        + (f", [red]{c['crashed']} crashed[/]" if c["crashed"] else "")
+        + (f", {c['game errors']} ended in an error" if c["game errors"] else "")
+    )
+    if result.report:
+        console.print(f"report: {result.report}")
+    if result.langsmith:
+        console.print(f"LangSmith: {result.langsmith}")
+    return 1 if c["crashed"] else 0
