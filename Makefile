@@ -15,7 +15,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install --quiet -e '.[dev]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install --quiet -e '.[dev,scale]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -392,11 +392,25 @@ def experiment(
     out: Annotated[
         Path | None, typer.Option(help="Folder (default runs/experiments/NAME).")
     ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Checkpoint store: a postgresql:// URL (shared by machines) or a SQLite file "
+            "(default OUT/checkpoints.sqlite)."
+        ),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Run each game as a Ray task: 'auto' (this machine's cluster, else a local "
+            "one), 'local', or a cluster ADDRESS. Needs wargraph[scale]."
+        ),
+    ] = None,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
 
-    code = run_from_cli(file, runs=runs, model=model, out=out, console=console)
+    code = run_from_cli(file, runs=runs, model=model, out=out, console=console, db=db, ray=ray)
     if code:
         raise typer.Exit(code)
 

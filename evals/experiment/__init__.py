@@ -28,10 +28,12 @@ questions re-judge the stored records without replaying them.
 
 The package holds one concern per module: `spec` (the file), `plan` (conditions and games),
 `game` (one game: play or resume, judge, measure), `run` (this process, games in threads),
-`progress` (the live view), `langsmith_log` and `cli`.
+`progress` (the live view), `lock` (one run per folder), `stores` (SQLite or PostgreSQL, a
+lease per game), `cluster` (games as Ray tasks), `langsmith_log` and `cli`.
 """
 
 from wargraph.evals.experiment.cli import run_from_cli
+from wargraph.evals.experiment.cluster import run_experiment_on_ray
 from wargraph.evals.experiment.game import (
     Keys,
     Stopped,
@@ -98,6 +100,7 @@ __all__ = [
     "questions_key",
     "resolve_experiment",
     "run_experiment",
+    "run_experiment_on_ray",
     "run_from_cli",
     "run_game",
     "shipped_experiments",

@@ -11,6 +11,7 @@ from typing import Any
 from wargraph.evals.experiment.plan import conditions_of
 from wargraph.evals.experiment.run import run_experiment
 from wargraph.evals.experiment.spec import ExperimentError, load_experiment
+from wargraph.evals.experiment.stores import StoreError, describe
 from wargraph.models import ModelRefError
 from wargraph.scenario import ScenarioError
 
@@ -40,9 +41,13 @@ def run_from_cli(
     model: str | None = None,
     out: str | Path | None = None,
     console: Any = None,
+    db: str | None = None,
+    ray: str | None = None,
 ) -> int:
     """`wargraph experiment FILE`: returns the exit code (0 done, 1 some games crashed,
-    2 bad input, 130 interrupted — run again to resume)."""
+    2 bad input, 130 interrupted — run again to resume). `db`: the checkpoint store (a
+    `postgresql://` URL or a SQLite file); `ray`: run each game as a task on that Ray cluster
+    ("auto": this machine's cluster, or a local one)."""
     from rich.console import Console
 
     from wargraph.runner import GameError
@@ -52,13 +57,20 @@ def run_from_cli(
         exp = load_experiment(file, runs=runs, model=model)
         out_dir = Path(out) if out else Path("runs") / "experiments" / exp.name
         n = len(conditions_of(exp)) * exp.runs
+        where = f"as Ray tasks on {ray}" if ray else f"{exp.concurrency} at a time"
+        store = f", store {describe(db)}" if db else ""
         console.print(
             f"[bold]{exp.name}[/]: {n} games ({exp.runs} runs x {n // exp.runs} conditions) on "
-            f"{exp.model}, {exp.concurrency} at a time -> {out_dir}/"
+            f"{exp.model}, {where}{store} -> {out_dir}/"
         )
         with _terminate_as_interrupt():
-            result = run_experiment(exp, out_dir, console=console)
-    except (ExperimentError, ScenarioError, GameError, ModelRefError) as err:
+            if ray:
+                from wargraph.evals.experiment.cluster import run_experiment_on_ray
+
+                result = run_experiment_on_ray(exp, out_dir, address=ray, db=db, console=console)
+            else:
+                result = run_experiment(exp, out_dir, console=console, db=db)
+    except (ExperimentError, ScenarioError, GameError, ModelRefError, StoreError) as err:
         console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:

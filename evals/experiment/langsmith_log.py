@@ -73,4 +73,3 @@ def log_langsmith(meta: dict[str, Any], outcomes: list[dict[str, Any]]) -> str |
         return str(getattr(res, "experiment_name", name))
     except Exception as exc:  # offline, bad key, API change: the local report still stands
         return f"not logged ({type(exc).__name__}: {str(exc)[:200]})"
-

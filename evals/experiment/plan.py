@@ -217,4 +217,3 @@ def check_condition(c: Condition) -> None:
             f"condition {c.label}: seat(s) {people} are played by people; an experiment runs "
             f"unattended (set e.g. players.{people[0]}.kind=ai)"
         )
-

@@ -66,4 +66,3 @@ class ProgressView:
         mine = [s for t, s in self.running.items() if f".{plan.condition.id}." in t]
         self.progress.update(self.tasks[plan.condition.id], status=", ".join(mine))
         self.progress.update(self.total, status=f"{len(self.running)} running")
-

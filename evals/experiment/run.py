@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.evals.experiment.game import (
+    Keys,
     Stopped,
     measures_key,
     questions_key,
@@ -20,9 +21,11 @@ from wargraph.evals.experiment.game import (
     write_json,
 )
 from wargraph.evals.experiment.langsmith_log import log_langsmith
+from wargraph.evals.experiment.lock import folder_lock
 from wargraph.evals.experiment.plan import Condition, GamePlan, plan_games
 from wargraph.evals.experiment.progress import ProgressView
 from wargraph.evals.experiment.spec import Experiment
+from wargraph.evals.experiment.stores import LeaseHeld, check_store
 from wargraph.evals.judge import options_of
 
 
@@ -44,10 +47,80 @@ class ExperimentResult:
     report: Path | None = None
     elapsed_s: float = 0.0
     langsmith: str | None = None
+    workers: dict[str, int] = field(default_factory=dict)  # thread id -> pid that finished it
 
     @property
     def new_games(self) -> int:
         return self.counts["played"] + self.counts["resumed"]
+
+
+@dataclass
+class Run:
+    """One run of an experiment as a driver sees it: the games, those still to play, and the
+    outcomes gathered so far (the same whether games run in threads or as Ray tasks)."""
+
+    exp: Experiment
+    out: Path
+    plans: list[GamePlan]
+    keys: Keys
+    meta: dict[str, Any]
+    result: ExperimentResult
+    todo: list[GamePlan]
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+
+    def done(self, plan: GamePlan, outcome: dict[str, Any], how: str, view, hooks: Hooks) -> None:
+        self.outcomes[plan.thread_id] = outcome
+        self.result.counts[how] += 1
+        if outcome["status"] == "error":
+            self.result.counts["game errors"] += 1
+        view.finished(plan, outcome["status"])
+        if hooks.game_done:
+            hooks.game_done(outcome, how)
+
+    def crashed(self, plan: GamePlan, error: str, view) -> None:
+        self.result.counts["crashed"] += 1
+        view.finished(plan, "crashed", error)
+
+
+def out_path(exp: Experiment, out_dir: str | Path | None) -> Path:
+    return Path(out_dir or Path("runs") / "experiments" / exp.name)
+
+
+def start_run(exp: Experiment, out: Path, plans: list[GamePlan]) -> Run:
+    """Write the experiment's description and sort its games into finished and to do (call
+    it holding the folder's lock)."""
+    keys = (questions_key(exp), measures_key(exp))
+    meta = experiment_meta(exp, plans)
+    write_json(out / "experiment.json", meta)
+    run = Run(exp, out, plans, keys, meta, ExperimentResult(out_dir=out), todo=[])
+    for plan in plans:
+        stored = stored_outcome(out, plan, keys)
+        if stored is not None:
+            run.outcomes[plan.thread_id] = stored
+            run.result.counts["skipped"] += 1
+        else:
+            run.todo.append(plan)
+    return run
+
+
+def finish_run(run: Run, crashed: list[dict[str, str]], report: bool) -> ExperimentResult:
+    """Outcomes in plan order, the description with counts, the report and LangSmith."""
+    result, meta = run.result, run.meta
+    result.outcomes = [run.outcomes[p.thread_id] for p in run.plans if p.thread_id in run.outcomes]
+    result.elapsed_s = time.perf_counter() - run.started
+    meta["counts"] = dict(result.counts)
+    meta["elapsed_s"] = round(result.elapsed_s, 1)
+    meta["crashed"] = crashed
+    write_json(run.out / "experiment.json", meta)
+    if report:
+        from wargraph.evals.report import write_report
+
+        result.report = write_report(run.out, meta, result.outcomes)
+    if run.exp.langsmith:
+        result.langsmith = log_langsmith(meta, result.outcomes)
+    return result
+
 
 def run_experiment(
     exp: Experiment,
@@ -59,6 +132,8 @@ def run_experiment(
     console: Any = None,
     grace_s: float = 30.0,
     report: bool = True,
+    db: str | Path | None = None,
+    held_wait_s: float = 1.0,
 ) -> ExperimentResult:
     """Run every game not yet finished, `concurrency` at a time, then write the report.
 
@@ -66,27 +141,35 @@ def run_experiment(
     interleave; an OpenAI-compatible endpoint takes calls concurrently up to its limit). On
     Ctrl-C (or a hook's KeyboardInterrupt) running games stop after their current step, their
     checkpoints stay, and KeyboardInterrupt is raised again: run the experiment again to resume.
+    `db`: the checkpoint store (default `<out>/checkpoints.sqlite`; a `postgresql://` URL
+    shares it with other machines). A second run on the same folder is refused while one runs.
     """
-    start = time.perf_counter()
-    hooks = hooks or Hooks()
-    out = Path(out_dir or Path("runs") / "experiments" / exp.name)
+    out = out_path(exp, out_dir)
     plans = plan_games(exp)
-    out.mkdir(parents=True, exist_ok=True)
-    db = out / "checkpoints.sqlite"
-    keys = (questions_key(exp), measures_key(exp))
-    meta = experiment_meta(exp, plans)
-    write_json(out / "experiment.json", meta)
+    store = db if db is not None else out / "checkpoints.sqlite"
+    check_store(store)
+    with folder_lock(out):
+        run = start_run(exp, out, plans)
+        return _run_threads(
+            run,
+            store,
+            concurrency,
+            hooks or Hooks(),
+            show_progress,
+            console,
+            grace_s,
+            report,
+            held_wait_s,
+        )
 
-    result = ExperimentResult(out_dir=out)
-    outcomes: dict[str, dict[str, Any]] = {}
+
+def _run_threads(
+    run: Run, db, concurrency, hooks: Hooks, show_progress, console, grace_s, report, held_wait_s
+) -> ExperimentResult:
+    exp, out, keys = run.exp, run.out, run.keys
     todo: queue.Queue[GamePlan] = queue.Queue()
-    for plan in plans:
-        stored = stored_outcome(out, plan, keys)
-        if stored is not None:
-            outcomes[plan.thread_id] = stored
-            result.counts["skipped"] += 1
-        else:
-            todo.put(plan)
+    for plan in run.todo:
+        todo.put(plan)
     pending = todo.qsize()
     stop = threading.Event()
     messages: queue.Queue[tuple] = queue.Queue()
@@ -115,6 +198,11 @@ def run_experiment(
             except KeyboardInterrupt:
                 messages.put(("interrupt", plan))
                 return
+            except LeaseHeld:
+                # another driver is playing it: try again later, when it is done there and
+                # only its record is left to take from the store
+                todo.put(plan)
+                stop.wait(held_wait_s)
             except Exception as exc:  # one broken game never stops the others
                 messages.put(("failed", plan, f"{type(exc).__name__}: {exc}"))
 
@@ -122,7 +210,7 @@ def run_experiment(
     threads = [
         threading.Thread(target=worker, daemon=True, name=f"game-{i}") for i in range(n_workers)
     ]
-    view = ProgressView(exp, plans, result.counts["skipped"], show_progress, console)
+    view = ProgressView(exp, run.plans, run.result.counts["skipped"], show_progress, console)
     try:
         with view:
             for t in threads:
@@ -142,17 +230,10 @@ def run_experiment(
                     view.node(plan, msg[2])
                 elif kind == "done":
                     finished += 1
-                    outcomes[plan.thread_id] = msg[2]
-                    result.counts[msg[3]] += 1
-                    if msg[2]["status"] == "error":
-                        result.counts["game errors"] += 1
-                    view.finished(plan, msg[2]["status"])
-                    if hooks.game_done:
-                        hooks.game_done(msg[2], msg[3])
+                    run.done(plan, msg[2], msg[3], view, hooks)
                 elif kind == "failed":
                     finished += 1
-                    result.counts["crashed"] += 1
-                    view.finished(plan, "crashed", msg[2])
+                    run.crashed(plan, msg[2], view)
                 elif kind == "interrupt":
                     raise KeyboardInterrupt
                 elif kind == "stopped":
@@ -165,19 +246,7 @@ def run_experiment(
         raise
     for t in threads:
         t.join()
-    result.outcomes = [outcomes[p.thread_id] for p in plans if p.thread_id in outcomes]
-    result.elapsed_s = time.perf_counter() - start
-    meta["counts"] = dict(result.counts)
-    meta["elapsed_s"] = round(result.elapsed_s, 1)
-    meta["crashed"] = view.crashed
-    write_json(out / "experiment.json", meta)
-    if report:
-        from wargraph.evals.report import write_report
-
-        result.report = write_report(out, meta, result.outcomes)
-    if exp.langsmith:
-        result.langsmith = log_langsmith(meta, result.outcomes)
-    return result
+    return finish_run(run, view.crashed, report)
 
 
 def experiment_meta(exp: Experiment, plans: list[GamePlan]) -> dict[str, Any]:
@@ -212,4 +281,3 @@ def experiment_meta(exp: Experiment, plans: list[GamePlan]) -> dict[str, Any]:
         "compare": [list(pair) for pair in exp.compare],
         "games": len(plans),
     }
-

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from wargraph.models import ModelRefError, parse_model_ref
 
-
 RESERVED = ("scenario", "model", "role_models", "context")
 CONTEXT_FIELDS = ("temperature", "max_tokens", "call_timeout", "retries")
 
@@ -278,4 +277,3 @@ def _levels_with_model(level: Level, model: str) -> Level:
         elif key == "role_models" and isinstance(out[key], dict):
             out[key] = dict.fromkeys(out[key], model)
     return out
-
