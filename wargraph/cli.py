@@ -406,11 +406,27 @@ def experiment(
             "one), 'local', or a cluster ADDRESS. Needs wargraph[scale]."
         ),
     ] = None,
+    cpus_per_game: Annotated[
+        float,
+        typer.Option(
+            help="With --ray: CPUs Ray reserves per game (0.25 = four games per CPU, for games "
+            "that wait on an inference endpoint)."
+        ),
+    ] = 1.0,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
 
-    code = run_from_cli(file, runs=runs, model=model, out=out, console=console, db=db, ray=ray)
+    code = run_from_cli(
+        file,
+        runs=runs,
+        model=model,
+        out=out,
+        console=console,
+        db=db,
+        ray=ray,
+        cpus_per_game=cpus_per_game,
+    )
     if code:
         raise typer.Exit(code)
 

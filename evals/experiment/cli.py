@@ -43,6 +43,7 @@ def run_from_cli(
     console: Any = None,
     db: str | None = None,
     ray: str | None = None,
+    cpus_per_game: float = 1.0,
 ) -> int:
     """`wargraph experiment FILE`: returns the exit code (0 done, 1 some games crashed,
     2 bad input, 130 interrupted — run again to resume). `db`: the checkpoint store (a
@@ -67,7 +68,9 @@ def run_from_cli(
             if ray:
                 from wargraph.evals.experiment.cluster import run_experiment_on_ray
 
-                result = run_experiment_on_ray(exp, out_dir, address=ray, db=db, console=console)
+                result = run_experiment_on_ray(
+                    exp, out_dir, address=ray, db=db, cpus_per_game=cpus_per_game, console=console
+                )
             else:
                 result = run_experiment(exp, out_dir, console=console, db=db)
     except (ExperimentError, ScenarioError, GameError, ModelRefError, StoreError) as err:

@@ -16,6 +16,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ from wargraph.evals.experiment.stores import (
     last_line,
 )
 
-GAME_FILES = ("trace.jsonl", "transcript.md", "record.json")  # written in this order: record last
+RECORD = "record.json"  # written last: a game folder with a record is complete
 WorkerHook = Callable[[GamePlan, str], None]
 
 
@@ -96,23 +97,22 @@ def play_task(
                 outcome = outcome_of_game(exp, plan, record, gdir, keys, how, judged)
         except LeaseHeld as err:
             return {"held": str(err)}
-        files = {
-            n: (gdir / n).read_text(encoding="utf-8") for n in GAME_FILES if (gdir / n).exists()
-        }
+        # every file the game and its measures wrote (Diplomacy adds maps and figures)
+        files = {str(f.relative_to(gdir)): f.read_bytes() for f in gdir.rglob("*") if f.is_file()}
     return {"outcome": outcome, "how": how, "files": files, "pid": pid}
 
 
-def write_game_files(gdir: Path, files: dict[str, str]) -> None:
-    """The files of one game as a set: anything older goes, the record comes last."""
+def write_game_files(gdir: Path, files: dict[str, bytes]) -> None:
+    """The files of one game as a set: the record of an earlier attempt goes first, each file
+    is replaced whole, and the record comes last."""
     gdir.mkdir(parents=True, exist_ok=True)
-    for name in GAME_FILES:
-        if name not in files:
-            (gdir / name).unlink(missing_ok=True)
-    for name in GAME_FILES:
-        if name in files:
-            tmp = gdir / f"{name}.tmp"
-            tmp.write_text(files[name], encoding="utf-8")
-            tmp.replace(gdir / name)
+    (gdir / RECORD).unlink(missing_ok=True)
+    for name in sorted(files, key=lambda n: n == RECORD):
+        target = gdir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_bytes(files[name])
+        tmp.replace(target)
 
 
 def connect_ray(address: str, num_cpus: int | None = None) -> bool:
@@ -148,6 +148,17 @@ def connect_ray(address: str, num_cpus: int | None = None) -> bool:
     return True
 
 
+@dataclass
+class TaskOptions:
+    """How the driver runs games as tasks (see `run_experiment_on_ray`)."""
+
+    store: str
+    retries: int = 3
+    cpus_per_game: float = 1.0
+    worker_hook: WorkerHook | None = None
+    held_wait_s: float = 1.0
+
+
 def run_experiment_on_ray(
     exp: Experiment,
     out_dir: str | Path | None = None,
@@ -155,6 +166,7 @@ def run_experiment_on_ray(
     address: str = "auto",
     db: str | Path | None = None,
     num_cpus: int | None = None,
+    cpus_per_game: float = 1.0,
     retries: int = 3,
     hooks: Hooks | None = None,
     worker_hook: WorkerHook | None = None,
@@ -167,12 +179,14 @@ def run_experiment_on_ray(
 
     `db`: the shared checkpoint store, a `postgresql://` URL for a cluster (default: the
     experiment's SQLite file, which only works when every worker is on this machine).
-    `retries`: how often Ray runs a game again after its worker died. A game another driver
-    is playing is tried again `held_wait_s` later and then continues from the store (finished
-    by then, it is only judged). `worker_hook(plan, node)` runs on the worker after each step
-    (tests use it to find the worker to kill). On Ctrl-C the running games are stopped where
-    they are; their checkpoints stay and the next run continues them."""
-    hooks = hooks or Hooks()
+    `num_cpus`: the CPUs of a local instance started here. `cpus_per_game`: what Ray reserves
+    per game (a game that waits on an inference endpoint needs a fraction of a CPU, so 0.25
+    runs four games per CPU). `retries`: how often Ray runs a game again after its worker
+    died. A game another driver is playing is tried again `held_wait_s` later and then
+    continues from the store (finished by then, it is only judged). `worker_hook(plan, node)`
+    runs on the worker after each step (tests use it to find the worker to kill). On Ctrl-C
+    the running games are stopped where they are; their checkpoints stay and the next run
+    continues them."""
     out = out_path(exp, out_dir)
     plans = plan_games(exp)
     store = str(db) if db is not None else str(out / "checkpoints.sqlite")
@@ -181,23 +195,19 @@ def run_experiment_on_ray(
             f"--ray {address}: workers on other machines need a shared store; give "
             "--db postgresql://USER@HOST/DATABASE"
         )
+    if not 0 < cpus_per_game <= 64:
+        raise ExperimentError(f"cpus per game {cpus_per_game}: give a number in (0, 64]")
     check_store(store)
+    opts = TaskOptions(store, retries, cpus_per_game, worker_hook, held_wait_s)
     with folder_lock(out):
         run = start_run(exp, out, plans)
         started_here = connect_ray(address, num_cpus)
         try:
-            return _drive_tasks(
-                exp,
-                run,
-                store,
-                retries,
-                hooks,
-                worker_hook,
-                show_progress,
-                console,
-                report,
-                held_wait_s,
+            view = ProgressView(
+                exp, run.plans, run.result.counts["skipped"], show_progress, console
             )
+            _drive_tasks(run, opts, hooks or Hooks(), view)
+            return finish_run(run, view.crashed, report)
         finally:
             if started_here:
                 import ray
@@ -205,30 +215,27 @@ def run_experiment_on_ray(
                 ray.shutdown()
 
 
-def _drive_tasks(
-    exp, run, store, retries, hooks, worker_hook, show_progress, console, report, held_wait_s
-) -> ExperimentResult:
+def _drive_tasks(run: Run, opts: TaskOptions, hooks: Hooks, view: ProgressView) -> None:
     import ray
     from ray.exceptions import RayError
 
     board = ray.remote(num_cpus=0)(Board).remote()
-    task = ray.remote(num_cpus=1, max_retries=retries)(play_task)
+    task = ray.remote(num_cpus=opts.cpus_per_game, max_retries=opts.retries)(play_task)
     by_thread = {p.thread_id: p for p in run.plans}
 
     def submit(plan: GamePlan) -> Any:
-        known = known_parts(exp, run.out, plan, run.keys)
-        return task.remote(exp, plan, store, run.keys, known, board, worker_hook)
+        known = known_parts(run.exp, run.out, plan, run.keys)
+        return task.remote(run.exp, plan, opts.store, run.keys, known, board, opts.worker_hook)
 
     running = {submit(p): p for p in run.todo}
     waiting: list[tuple[float, GamePlan]] = []  # games another driver holds, tried again later
-    view = ProgressView(exp, run.plans, run.result.counts["skipped"], show_progress, console)
     try:
         with view:
             while running or waiting:
-                ready, _ = (
-                    ray.wait(list(running), num_returns=len(running), timeout=0.2)
+                ready = (
+                    ray.wait(list(running), num_returns=len(running), timeout=0.2)[0]
                     if running
-                    else ([], [])
+                    else []
                 )
                 for kind, tid, node, _pid in ray.get(board.drain.remote()):
                     plan = by_thread[tid]
@@ -246,7 +253,7 @@ def _drive_tasks(
                         run.crashed(plan, last_line(exc)[:300], view)
                         continue
                     if "held" in res:
-                        waiting.append((time.monotonic() + held_wait_s, plan))
+                        waiting.append((time.monotonic() + opts.held_wait_s, plan))
                         continue
                     _keep(run, view, hooks, plan, res)
                 now = time.monotonic()
@@ -259,7 +266,6 @@ def _drive_tasks(
         for ref in running:
             ray.cancel(ref, force=True)  # the games stop where they are; checkpoints stay
         raise
-    return finish_run(run, view.crashed, report)
 
 
 def _keep(run: Run, view: ProgressView, hooks: Hooks, plan: GamePlan, res: dict[str, Any]) -> None:

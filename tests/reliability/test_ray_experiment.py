@@ -173,6 +173,11 @@ def test_killed_worker_resumes_on_another_and_records_equal_serial(tmp_path, pg_
         ids = [e["id"] for e in got[folder]["events"]]
         assert len(ids) == len(set(ids)), f"{folder}: an event was doubled"
         assert got[folder] == record, folder
+        names = [
+            sorted(str(f.relative_to(d / folder)) for f in (d / folder).rglob("*"))
+            for d in (out, tmp_path / "serial")
+        ]
+        assert names[0] == names[1], folder  # the same set of files as without Ray
 
 
 def test_a_game_lease_is_held_by_one_process_and_freed_with_it(pg_db):
@@ -263,3 +268,25 @@ def test_a_second_run_on_one_folder_is_refused_and_changes_nothing(tmp_path):
     }
     again = run_experiment(load_experiment(path), out, show_progress=False, report=False)
     assert again.counts["skipped"] == 2 and again.new_games == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--ray", "10.9.8.7:6379"], "workers on other machines need a shared store"),
+        (["--db", "postgresql://nobody@127.0.0.1:1/x"], "cannot reach the PostgreSQL store"),
+        (["--db", "postgresql://a b"], "not a PostgreSQL URL"),
+        (["--ray", "local", "--cpus-per-game", "0"], "give a number in (0, 64]"),
+    ],
+)
+def test_bad_store_or_cluster_is_one_clear_line_before_any_game(tmp_path, args, expected):
+    from typer.testing import CliRunner
+
+    from wargraph.cli import app
+
+    path = experiment_file(tmp_path, rounds=1, runs=1)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["experiment", str(path), "--out", str(out), *args])
+    assert res.exit_code == 2, res.output
+    assert expected in res.output and "Traceback" not in res.output
+    assert not list(out.glob("games/*")), "nothing may be played"
