@@ -77,6 +77,7 @@ class World:
     secretary_name: ClassVar[str] = "secretary"  # author of the secretary's verdicts
     # Everyone's messages go to this recipient; a world may use its engine's name for it.
     everyone: ClassVar[str] = "everyone"
+    message_task: ClassVar[str] = "message"  # the task name of a negotiation question
     order_task: ClassVar[str] = "plan"  # the task name of an order question (enters ask ids)
     give_up_status: ClassVar[str] = "dropped"  # a proposal's status after the give-up
     narrates: ClassVar[bool] = True  # the control narrates each round's outcome
@@ -147,7 +148,7 @@ class World:
     ) -> Question:
         limit = self.message_limit(table)
         return Question(
-            task="message",
+            task=self.message_task,
             system=self.system(table, speaker),
             context=table.view_text(speaker),
             question=render_prompt(
