@@ -68,6 +68,9 @@ class Check:
         return not self.reasons
 
 
+FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
+
+
 class World:
     """The narrative world (crisis, flows): players state plans, the control narrates, every
     proposal passes. Families subclass it and override the rules they change."""
@@ -255,7 +258,7 @@ class World:
                 as_member=as_member,
             ),
             schema="plan",
-            fallback={"plan": "No new action this move; we keep our current posture and watch."},
+            fallback=FALLBACK_PLAN,
         )
 
     def combine_question(self, table: Table, team: str, proposals: dict[str, str]) -> Question:
