@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 _lock = threading.Lock()
+_failed: dict[str, str] = {}  # trace path -> why a write failed (the record says so)
 
 
 def record_call(path: str | None, entry: dict[str, Any]) -> None:
@@ -25,8 +26,19 @@ def record_call(path: str | None, entry: dict[str, Any]) -> None:
         # escape instead of failing the write (and being mistaken for an endpoint fault)
         with _lock, open(target, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line + "\n")
-    except (OSError, ValueError):
-        pass
+    except (OSError, ValueError) as exc:
+        _failed.setdefault(str(target), getattr(exc, "strerror", None) or str(exc))
+
+
+def failure(path: str | Path | None) -> str | None:
+    """Why writing this trace failed during this process, if it did (it is then incomplete)."""
+    return _failed.get(str(path)) if path else None
+
+
+def start(path: str | Path | None) -> None:
+    """A new game's trace: forget an earlier failure at the same path."""
+    if path:
+        _failed.pop(str(path), None)
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:
