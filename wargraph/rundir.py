@@ -9,6 +9,7 @@ before markers) is refused: one folder, one game, so its trace and record always
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -76,7 +77,7 @@ def claim(out: str | Path, thread_id: str, *, new_game: bool) -> Path:
             (path / "trace.jsonl").unlink(missing_ok=True)
         free = shutil.disk_usage(path).free
     except OSError as exc:
-        raise OutputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
+        raise OutputError(f"--out {out}: cannot write there ({_why(exc)})") from None
     if free < MIN_FREE:
         raise OutputError(f"--out {out}: the disk is full ({free} bytes free)")
     return path
@@ -91,9 +92,13 @@ def adopt_trace(out: Path, earlier: str | Path | None) -> None:
         try:
             shutil.copyfile(source, target)
         except OSError as exc:
-            raise OutputError(
-                f"--out {out}: cannot copy the game's trace ({exc.strerror})"
-            ) from None
+            raise OutputError(f"--out {out}: cannot copy the game's trace ({_why(exc)})") from None
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    return exc.strerror or str(exc)
 
 
 def _write(path: Path, text: str) -> None:
@@ -120,6 +125,4 @@ def write_set(out: str | Path, files: dict[str, str]) -> None:
         for name, text in files.items():
             _write(path / name, text)
     except OSError as exc:
-        raise OutputError(
-            f"{path}: cannot write the game's files ({exc.strerror or exc})"
-        ) from None
+        raise OutputError(f"{path}: cannot write the game's files ({_why(exc)})") from None

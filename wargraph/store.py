@@ -289,6 +289,28 @@ class StoreInfo:
         return bool(rows)
 
 
+class _OneTransaction:
+    """PostgresSaver sends a write's statements (blobs, then the checkpoint) in an autocommit
+    pipeline; here they run in one transaction, so a writer killed half-way leaves all or
+    nothing, as on SQLite."""
+
+    @contextlib.contextmanager
+    def _cursor(self, *, pipeline: bool = False) -> Iterator[Any]:
+        if not pipeline:
+            with super()._cursor() as cur:  # type: ignore[misc]
+                yield cur
+            return
+        from psycopg.rows import dict_row
+
+        with (
+            self.lock,  # type: ignore[attr-defined]
+            self.conn.connection() as conn,  # type: ignore[attr-defined]
+            conn.transaction(),
+            conn.cursor(binary=True, row_factory=dict_row) as cur,
+        ):
+            yield cur
+
+
 def _saver_classes() -> dict[str, type]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -297,7 +319,9 @@ def _saver_classes() -> dict[str, type]:
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    classes["postgres"] = type("WargraphPostgresSaver", (_Wargraph, PostgresSaver), {})
+    classes["postgres"] = type(
+        "WargraphPostgresSaver", (_Wargraph, _OneTransaction, PostgresSaver), {}
+    )
     classes["async-postgres"] = type(
         "WargraphAsyncPostgresSaver", (_Wargraph, AsyncPostgresSaver), {}
     )
@@ -420,6 +444,16 @@ def _open_pool(url: str) -> Any:
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
         open=True,
     )
+
+
+def close(db: Db) -> None:
+    """Close this process's pool for a PostgreSQL store (tests that drop a schema; pools
+    otherwise live as long as the process)."""
+    with _pools_lock:
+        pool = _pools.pop((os.getpid(), str(db)), None)
+        _ready.discard((os.getpid(), str(db)))
+    if pool is not None:
+        pool.close()
 
 
 _ready: set[tuple[int, str]] = set()
