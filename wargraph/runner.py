@@ -211,6 +211,7 @@ def resume(
             rundir.claim(out_dir, thread_id, new_game=False)
             ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
             rundir.adopt_trace(Path(out_dir), earlier)
+        saver.verify_thread(thread_id)
         graph = build_for(sc).compile(checkpointer=saver)
         state = graph.get_state(config)
         if not state.values:

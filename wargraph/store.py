@@ -179,6 +179,20 @@ def _run_mac(key: bytes, thread_id: str, text: str) -> str:
     return hmac.new(key, f"{thread_id}\n{text}".encode(), hashlib.sha256).hexdigest()
 
 
+def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None) -> str:
+    values = checkpoint.get("channel_values") or {}
+    inline = {k: v for k, v in values.items() if v is None or isinstance(v, str | int | float)}
+    body = {
+        "id": checkpoint_id or checkpoint.get("id"),
+        "own_id": checkpoint.get("id"),
+        "channels": sorted(values),
+        "inline": inline,
+        "versions": checkpoint.get("channel_versions"),
+    }
+    text = json.dumps(body, sort_keys=True, default=str)
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
+
+
 class _Wargraph:
     """What wargraph adds to LangGraph's saver classes (mixed in before them)."""
 
@@ -201,11 +215,16 @@ class _Wargraph:
         mac = _run_mac(self.wargraph.key, str(conf.get("thread_id")), text)
         return {**metadata, "wargraph": RUN_MARK, "wargraph_run": text, "wargraph_mac": mac}
 
+    def _sealed(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
+        meta = self._with_run(config, metadata)
+        return {**meta, "wargraph_seal": _seal(self.wargraph.key, checkpoint)}
+
     def put(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
-        return super().put(config, checkpoint, self._with_run(config, metadata), new_versions)  # type: ignore[misc]
+        meta = self._sealed(config, checkpoint, metadata)
+        return super().put(config, checkpoint, meta, new_versions)  # type: ignore[misc]
 
     async def aput(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
-        meta = self._with_run(config, metadata)
+        meta = self._sealed(config, checkpoint, metadata)
         return await super().aput(config, checkpoint, meta, new_versions)  # type: ignore[misc]
 
     def get_tuple(self, config):  # type: ignore[no-untyped-def]
@@ -214,17 +233,40 @@ class _Wargraph:
     async def aget_tuple(self, config):  # type: ignore[no-untyped-def]
         return self._checked(await super().aget_tuple(config))  # type: ignore[misc]
 
+    def list(self, config, **kw):  # type: ignore[no-untyped-def]
+        for tup in super().list(config, **kw):  # type: ignore[misc]
+            yield self._checked(tup)
+
+    async def alist(self, config, **kw):  # type: ignore[no-untyped-def]
+        async for tup in super().alist(config, **kw):  # type: ignore[misc]
+            yield self._checked(tup)
+
     def _checked(self, tup: Any) -> Any:
-        """The checkpoint read must be the one asked for (a damaged id would pick another)."""
-        if tup is not None and tup.checkpoint.get("id") != tup.config["configurable"].get(
-            "checkpoint_id"
+        """A checkpoint is loaded only as it was written: its id, which channels hold values
+        and the values stored outside the authenticated blobs (PostgreSQL keeps numbers and
+        strings inline) must match the seal written with it."""
+        if tup is None:
+            return None
+        conf = tup.config["configurable"]
+        seal = tup.metadata.get("wargraph_seal") if isinstance(tup.metadata, dict) else None
+        if seal is None and not self.serde.strict:  # type: ignore[attr-defined]
+            return tup  # written before seals, in a store from before them
+        if seal is None or not hmac.compare_digest(
+            str(seal), _seal(self.wargraph.key, tup.checkpoint, conf.get("checkpoint_id"))
         ):
             raise DamagedCheckpoint(
-                f"{describe(self.wargraph.db)}: thread "
-                f"{tup.config['configurable'].get('thread_id')!r}: a checkpoint's id does not "
-                "match its content; it was not loaded"
+                f"{describe(self.wargraph.db)}: thread {conf.get('thread_id')!r}: checkpoint "
+                f"{conf.get('checkpoint_id')} is damaged (it does not match its seal); it was "
+                "not loaded. Restore the store from a backup, or fork the game from an earlier "
+                "checkpoint with `wargraph replay`"
             )
         return tup
+
+    def verify_thread(self, thread_id: str) -> int:
+        """Read every root checkpoint of a thread against its seal (before a resume: a damaged
+        id could otherwise hide the latest checkpoint behind an earlier, intact one)."""
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        return sum(1 for _ in self.list(config))  # type: ignore[attr-defined]
 
     # -- reading run metadata ---------------------------------------------------------------
 
