@@ -501,14 +501,24 @@ def close(db: Db) -> None:
 _ready: set[tuple[int, str]] = set()
 
 
+_setup_lock = threading.Lock()
+SETUP_LOCK = 7412839  # advisory lock id for wargraph's set-up of a PostgreSQL database
+
+
 def _prepare_postgres(url: str, pool: Any) -> tuple[Sql, bytes, bool]:
-    """LangGraph's tables and ours, once per process; an advisory lock keeps processes
-    starting together from running the migrations at the same time."""
+    """LangGraph's tables and ours, once per process. Processes starting together take turns
+    through an advisory lock, polled rather than waited on: the migrations build indexes
+    CONCURRENTLY, which would wait for a session blocked on the lock (a deadlock)."""
     sql = Sql(url, pool)
     key_of = (os.getpid(), url)
-    if key_of not in _ready:
+    with _setup_lock:
+        if key_of in _ready:
+            return (sql, *_store_key(sql, False))
         with pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(7412839)")
+            while not conn.execute(
+                "SELECT pg_try_advisory_lock(%s) AS ok", (SETUP_LOCK,)
+            ).fetchone()["ok"]:
+                time.sleep(0.05)
             try:
                 fresh = conn.execute("SELECT to_regclass('checkpoints') IS NULL AS f").fetchone()[
                     "f"
@@ -517,11 +527,9 @@ def _prepare_postgres(url: str, pool: Any) -> tuple[Sql, bytes, bool]:
                 for ddl in OWN_TABLES:
                     conn.execute(ddl)
             finally:
-                conn.execute("SELECT pg_advisory_unlock(7412839)")
+                conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
         key, strict = _store_key(sql, bool(fresh))
         _ready.add(key_of)
-    else:
-        key, strict = _store_key(sql, False)
     return sql, key, strict
 
 
