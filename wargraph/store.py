@@ -608,7 +608,7 @@ async def open_async_saver(db: Db) -> AsyncIterator[Any]:
         serde = _AuthenticatedSerde(key, strict=strict, where=str(db))
         saver = saver_class("async-sqlite")(aconn, serde=serde)
         await saver.setup()
-        saver.wargraph = _info(db, Sql(db, connect_sqlite(db)), key)
+        saver.wargraph = _info(db, Sql(db, await asyncio.to_thread(connect_sqlite, db)), key)
         try:
             yield saver
         finally:
