@@ -62,5 +62,7 @@ def store(kind: str, folder: Path) -> Iterator[str]:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
-def params() -> list[Any]:
-    return [pytest.param(k, id=k) for k in KINDS]
+def params(slow: set[str] = frozenset()) -> list[Any]:
+    """The store kinds as test parameters; those in `slow` are marked slow (the second run of
+    a long parametrised test: `make test` runs it, `make test-fast` leaves it out)."""
+    return [pytest.param(k, id=k, marks=[pytest.mark.slow] if k in slow else []) for k in KINDS]

@@ -142,11 +142,11 @@ class Lease:
 
 @contextlib.contextmanager
 def lease(
-    db: Db, key: str, *, command: str = "wargraph", ttl: float | None = None
+    db: Db, key: str, *, command: str = "wargraph", ttl: float | None = None, create: bool = True
 ) -> Iterator[Lease]:
     """Hold `key` (a thread id, or any name such as `experiment:<folder>`) in the store `db`
     while the block runs; raises GameHeld, naming the holder, if another process holds it."""
-    with own_sql(db) as sql:
+    with own_sql(db, create=create) as sql:
         held = Lease(sql, key, command, TTL if ttl is None else ttl)
         held.acquire()
         try:

@@ -131,7 +131,10 @@ def _drive(
 def _held(db: str | Path, thread_id: str, command: str, *, create: bool = True):
     """The game's lease, then its store: one writer per game, refused before anything is
     written."""
-    with lease(db, thread_id, command=command) as held, open_saver(db, create=create) as saver:
+    with (
+        lease(db, thread_id, command=command, create=create) as held,
+        open_saver(db, create=create) as saver,
+    ):
         yield saver, held
 
 

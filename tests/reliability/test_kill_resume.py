@@ -135,7 +135,7 @@ def test_the_child_plays_the_same_game_as_this_process(forks, baselines):
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("point", range(len(KINDS)))
 @pytest.mark.parametrize("family", family_params())
-@pytest.mark.parametrize("backend", params())
+@pytest.mark.parametrize("backend", params(slow={"postgres"}))
 def test_killed_game_resumes_to_the_same_record(backend, family, point, forks, baselines, tmp_path):
     with store(backend, tmp_path) as db:
         killed_and_resumed(baselines(family, backend), family, point, forks, tmp_path, db)
