@@ -44,9 +44,11 @@ def start(path: str | Path | None) -> None:
 def read_trace(path: str | Path) -> list[dict[str, Any]]:
     out = []
     p = Path(path)
-    if not p.exists():
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError:  # no trace (or not a file): nothing counted, `failure()` says why
         return out
-    for line in p.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line:
             try:
