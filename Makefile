@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: venv
+	rm -rf runs/demo  # one folder per game: the new demo replaces the last one
 	$(VENV)/bin/wargraph play azuristan_crimsonia --rounds 2 --out runs/demo --db runs/demo.sqlite
 	@echo; cat runs/demo/transcript.md
 

@@ -38,3 +38,13 @@ def checkpointer(request, tmp_path):
         conn = sqlite3.connect(str(tmp_path / "cp.sqlite"), check_same_thread=False)
         yield SqliteSaver(conn)
         conn.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_db(request, tmp_path):
+    """A `--db` value for an empty store: a SQLite file, then PostgreSQL in a fresh schema
+    (skipped, with the reason, where WARGRAPH_TEST_POSTGRES cannot be reached)."""
+    from tests.stores import store
+
+    with store(request.param, tmp_path) as db:
+        yield db

@@ -30,18 +30,33 @@ console = Console()
 err = Console(stderr=True)
 
 
+_thread: list[str] = []  # the game this command works on: every error names it
+
+
 def fail(message: str, code: int = 2) -> None:
+    if _thread and _thread[0] not in message:
+        message = f"{message} (thread {_thread[0]})"
     err.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(code)
+
+
+def _on_thread(thread_id: str) -> str:
+    """Say which game this command plays, before anything else happens."""
+    _thread[:] = [thread_id]
+    console.print(f"thread: {thread_id}", highlight=False)
+    return thread_id
+
+
+DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.models import ModelRefError
     from wargraph.records import RecordError
-    from wargraph.runner import GameError
     from wargraph.scenario import ScenarioError
+    from wargraph.store import StoreError
 
-    return (ScenarioError, GameError, ModelRefError, RecordError, FileNotFoundError)
+    return (ScenarioError, StoreError, ModelRefError, RecordError, FileNotFoundError)
 
 
 def _context(model: str, role_model: list[str], seed: int, human: list[str]):
@@ -98,18 +113,25 @@ def _progress_printer():
 
 
 def _report(result) -> None:
+    """ "Game over" only for a game that is over; a game that stopped early says so and fails."""
     if result.values.get("error"):
         fail(result.values["error"])
+    if result.out_dir:
+        console.print(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
     if result.interrupts:
         seats = ", ".join(i["value"].get("seat", "?") for i in result.interrupts)
         console.print(
             f"[yellow]Waiting for: {seats}.[/] Resume with `wargraph resume --thread "
             f"{result.thread_id}`."
         )
-    else:
+    elif result.finished:
         console.print(f"[green]Game over[/] after round {result.values.get('round')}.")
-    if result.out_dir:
-        console.print(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
+    else:
+        fail(
+            f"the game stopped in round {result.values.get('round')} before its end; continue "
+            f"it with `wargraph resume --thread {result.thread_id}`",
+            1,
+        )
     console.print(f"thread: {result.thread_id}")
 
 
@@ -126,18 +148,27 @@ def play(
         list[str], typer.Option(help="Play this role at the terminal; repeatable.")
     ] = [],
     set_: Annotated[list[str], typer.Option("--set", help="KEY=VALUE scenario override.")] = [],
-    db: Annotated[Path, typer.Option(help="SQLite checkpoint store.")] = Path("wargraph.sqlite"),
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
     thread: Annotated[str | None, typer.Option(help="Thread id (default: new).")] = None,
     out: Annotated[
-        Path, typer.Option(help="Folder for record.json, trace.jsonl, transcript.md.")
-    ] = Path("runs/latest"),
+        Path | None,
+        typer.Option(
+            help="Folder for record.json, trace.jsonl, transcript.md, one game per folder "
+            "(default runs/THREAD)."
+        ),
+    ] = None,
     max_year: Annotated[int | None, typer.Option(help="Diplomacy: last year played.")] = None,
     negotiation_rounds: Annotated[
         int | None, typer.Option(help="Diplomacy: negotiation rounds.")
     ] = None,
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model)."""
+    import uuid
+
     from wargraph.runner import play as run_play
+
+    thread = _on_thread(thread or uuid.uuid4().hex[:12])
+    out = out or Path("runs") / thread
 
     overrides = list(set_)
     if rounds is not None:
@@ -167,13 +198,16 @@ def play(
 @app.command()
 def resume(
     thread: Annotated[str, typer.Option(help="Thread id of the game.")],
-    db: Annotated[Path, typer.Option()] = Path("wargraph.sqlite"),
-    out: Annotated[Path, typer.Option()] = Path("runs/latest"),
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the records (default: where the game wrote).")
+    ] = None,
 ) -> None:
     """Continue a stored game from its last checkpoint."""
     from wargraph.runner import load_run
     from wargraph.runner import resume as run_resume
 
+    _on_thread(thread)
     try:
         _, ctx = load_run(db, thread)
         with console.status(f"resuming {thread} ..."):
@@ -187,6 +221,21 @@ def resume(
     except _known_errors() as exc:
         fail(str(exc))
     _report(result)
+
+
+@app.command()
+def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") -> None:
+    """List a store's games: thread, scenario, status, round, last update."""
+    from wargraph.games import list_games
+
+    try:
+        rows = list_games(db)
+    except _known_errors() as exc:
+        fail(str(exc))
+    table = RichTable("thread", "scenario", "status", "round", "last update")
+    for g in rows:
+        table.add_row(g.thread_id, g.scenario, g.status, str(g.round), g.updated)
+    console.print(table if rows else f"no games in {db}")
 
 
 @app.command()
@@ -301,7 +350,7 @@ def replay(
     phase: Annotated[
         str, typer.Option(help="Where to fork: an engine phase (F1903M) or a round number.")
     ],
-    db: Annotated[Path, typer.Option(help="SQLite checkpoint store.")] = Path("wargraph.sqlite"),
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
     runs: Annotated[int, typer.Option(help="How many replays.")] = 3,
     set_: Annotated[
         list[str], typer.Option("--set", help="KEY=VALUE change to the stored scenario.")
@@ -316,6 +365,7 @@ def replay(
     from wargraph.replay import print_report
     from wargraph.replay import replay as run_replay
 
+    _on_thread(thread)
     try:
         with console.status(f"replaying {thread} at {phase} ..."):
             result = run_replay(
@@ -446,7 +496,10 @@ def main() -> None:
 
         log = Path(tempfile.gettempdir()) / "wargraph-error.log"
         log.write_text(traceback.format_exc(), encoding="utf-8")
-        err.print(f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc}", highlight=False)
+        where = f" (thread {_thread[0]})" if _thread else ""
+        err.print(
+            f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc}{where}", highlight=False
+        )
         err.print(f"details in {log}; games in progress resume with `wargraph resume`")
         raise SystemExit(1) from None
 

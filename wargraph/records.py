@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.state import EVERYONE, Event
-from wargraph.trace import read_trace
+from wargraph.trace import failure, read_trace
 
 RECORD_VERSION = 1
 
@@ -48,7 +48,7 @@ def build_record(
     values: dict[str, Any], *, thread_id: str, trace_path: str | Path | None = None
 ) -> dict[str, Any]:
     trace = read_trace(trace_path) if trace_path else []
-    return {
+    record = {
         "version": RECORD_VERSION,
         "thread_id": thread_id,
         "scenario": values.get("spec", {}),
@@ -59,6 +59,9 @@ def build_record(
         "world": values.get("world", {}),
         "usage": usage_from_trace(trace),
     }
+    if failure(trace_path):  # a cut trace under-counts: say so rather than look complete
+        record["trace_error"] = f"the trace could not be written in full ({failure(trace_path)})"
+    return record
 
 
 def transcript(record: dict[str, Any]) -> str:
@@ -94,14 +97,13 @@ def transcript(record: dict[str, Any]) -> str:
 
 
 def write_record(record: dict[str, Any], out_dir: str | Path) -> Path:
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "record.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    tmp.replace(path)  # never leave a half-written record behind
-    (out / "transcript.md").write_text(transcript(record), encoding="utf-8")
-    return path
+    """transcript.md, then record.json, each written whole: the record is the last of the set,
+    so a record is never beside an older transcript, and no half-written file is left."""
+    from wargraph.rundir import write_set
+
+    record_text = json.dumps(record, indent=2, ensure_ascii=False, default=str)
+    write_set(out_dir, {"transcript.md": transcript(record), "record.json": record_text})
+    return Path(out_dir) / "record.json"
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

@@ -29,8 +29,9 @@ from typing import Any
 
 from wargraph.context import GameContext
 from wargraph.records import build_record, write_record
-from wargraph.runner import GameError, _save_run, build_for, family_module, load_run, sqlite_saver
+from wargraph.runner import GameError, build_for, family_module, load_run
 from wargraph.scenario import Scenario, load_scenario
+from wargraph.store import open_saver
 
 Predicate = Callable[[Any], bool]
 
@@ -148,22 +149,21 @@ def find_fork(
     )
 
 
-def _copy_memories(saver: Any, thread_id: str, new_thread: str, fork: Any, history: list[Any]):
+def _copy_memories(
+    saver: Any, thread_id: str, new_thread: str, fork: Any, history: list[Any], roles: Any
+) -> int:
     """Each seat's private memory as it stood at the fork, into the new thread's namespaces.
 
     Agent subgraphs keep their memory in their own namespace (`agent_<role>`); a subgraph
     checkpoint names the parent checkpoint it ran under (`metadata.parents[""]`), so the one to
-    copy is the latest that ran under a parent checkpoint before the fork."""
+    copy is the latest that ran under a parent checkpoint before the fork. Only the saver's
+    API is used (list and put by checkpoint config), so this works on every store."""
     step_of = {
         s.config["configurable"]["checkpoint_id"]: s.metadata.get("step", -1) for s in history
     }
     fork_step = fork.metadata.get("step", -1)
-    rows = saver.conn.execute(  # names only: listing would load every checkpoint of the game
-        "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?", (thread_id,)
-    )
-    namespaces = {row[0] for row in rows}
     copied = 0
-    for ns in sorted(n for n in namespaces if n.startswith("agent_")):
+    for ns in sorted(f"agent_{role}" for role in roles):
         best = None
         for t in saver.list({"configurable": {"thread_id": thread_id, "checkpoint_ns": ns}}):
             parent = (t.metadata.get("parents") or {}).get("")
@@ -229,7 +229,7 @@ def replay(
     out = Path(out_dir) if out_dir is not None else None
     tag = uuid.uuid4().hex[:6]
 
-    with sqlite_saver(db) as saver:
+    with open_saver(db, create=False) as saver:
         graph = build_for(scenario).compile(checkpointer=saver)
         history = _history(graph, thread_id)
         if not history:
@@ -257,8 +257,12 @@ def replay(
             run_dir = out / f"run_{k}" if out is not None else None
             run_ctx = _ctx_for(ctx, model, ctx.seed + k, run_dir)
             config = {"configurable": {"thread_id": new_thread}, "recursion_limit": 10_000}
-            _save_run(saver.conn, new_thread, scenario, run_ctx)
-            copied = _copy_memories(saver, thread_id, new_thread, fork, history)
+            # stored with the fork's first checkpoint (written by update_state below)
+            saver.register_run(
+                new_thread,
+                {"scenario": scenario.model_dump(), "context": dataclasses.asdict(run_ctx)},
+            )
+            copied = _copy_memories(saver, thread_id, new_thread, fork, history, scenario.roles)
             graph.update_state(config, values, as_node=writer)
             last = values
             for state in graph.stream(

@@ -1,12 +1,11 @@
-"""Play, resume and fork games with a SQLite checkpointer; answer human seats; write the records."""
+"""Play and resume games on a checkpoint store (SQLite or PostgreSQL, `wargraph.store`), one
+writer per game (`wargraph.lease`); answer human seats; write the records."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
-import json
-import sqlite3
-import time
 import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -14,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import StateGraph
 from langgraph.types import Command
 
+from wargraph import rundir, trace
 from wargraph.context import GameContext
+from wargraph.lease import Lease, lease
 from wargraph.records import build_record, write_record
 from wargraph.scenario import (
     Scenario,
@@ -27,14 +27,16 @@ from wargraph.scenario import (
     resolve_path,
     validate_data,
 )
+from wargraph.store import StoreError, describe, is_url, open_saver
 
 HumanIO = Callable[[dict[str, Any]], Any]
 Progress = Callable[[str, dict[str, Any]], None]
 DEFAULT_DB = "wargraph.sqlite"
 
 
-class GameError(RuntimeError):
-    pass
+# One error family: `except GameError` also catches a store that cannot be used, a game
+# another process holds and an output folder that cannot take the game's files.
+GameError = StoreError
 
 
 @dataclass
@@ -62,93 +64,36 @@ def build_for(scenario: Scenario) -> StateGraph:
     return family_module(scenario).build(scenario)
 
 
-def _connect(db: str | Path, *, create: bool = True) -> sqlite3.Connection:
-    """Open the checkpoint database, or fail with a message that says which file and why."""
-    if create:
-        Path(db).parent.mkdir(parents=True, exist_ok=True)
-    elif not Path(db).exists():
-        raise GameError(f"{db}: no such checkpoint database")
-    try:
-        # Games in threads share one file (experiments, servers): WAL lets readers and one writer
-        # work at once, and the busy timeout makes a writer wait its turn instead of failing
-        # with "database is locked".
-        conn = sqlite3.connect(str(db), check_same_thread=False, timeout=60)
-        conn.execute("PRAGMA user_version")  # fails here, clearly, if it is not a database
-        _use_wal(conn, timeout=60)
-        # WAL + NORMAL survives a killed process (only a power cut may lose the last commit)
-        conn.execute("PRAGMA synchronous=NORMAL")
-        _runs_table(conn)
-    except sqlite3.Error as exc:
-        raise GameError(f"{db}: cannot use the checkpoint database ({exc})") from None
-    return conn
-
-
-def _use_wal(conn: sqlite3.Connection, *, timeout: float) -> None:
-    """Switch the file to WAL (it stays WAL once set). SQLite refuses the switch at once with
-    "database is locked", skipping the busy timeout, while another connection holds a write
-    lock, as when games starting together open a new file at the same moment: wait for the
-    turn here as the busy timeout would."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.01)
-
-
-@contextmanager
 def sqlite_saver(db: str | Path):
-    conn = _connect(db)
-    try:
-        saver = SqliteSaver(conn)
-        saver.setup()
-        yield saver
-    finally:
-        conn.close()
+    """The store `db` names (kept under its old name for callers from before PostgreSQL)."""
+    return open_saver(db)
 
 
-def _runs_table(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS wargraph_runs "
-        "(thread_id TEXT PRIMARY KEY, scenario TEXT NOT NULL, context TEXT NOT NULL)"
-    )
-    conn.commit()
-
-
-def _save_run(conn: sqlite3.Connection, thread_id: str, scenario: Scenario, ctx: GameContext):
-    conn.execute(
-        "INSERT OR REPLACE INTO wargraph_runs VALUES (?, ?, ?)",
-        (thread_id, json.dumps(scenario.model_dump()), json.dumps(dataclasses.asdict(ctx))),
-    )
-    conn.commit()
+def _run_of(saver: Any, thread_id: str) -> tuple[Scenario, GameContext] | None:
+    run = saver.run_of(thread_id)
+    if run is None:
+        return None
+    where = f"{describe(saver.wargraph.db)}#{thread_id}"
+    fields = GameContext.__dataclass_fields__
+    ctx = GameContext(**{k: v for k, v in run["context"].items() if k in fields})
+    return validate_data(run["scenario"], where), ctx
 
 
 def load_run(db: str | Path, thread_id: str) -> tuple[Scenario, GameContext]:
     """The scenario and settings a stored game was started with (for resume and replay)."""
-    conn = _connect(db, create=False)
-    try:
-        row = conn.execute(
-            "SELECT scenario, context FROM wargraph_runs WHERE thread_id = ?", (thread_id,)
-        ).fetchone()
-    finally:
-        conn.close()
-    if row is None:
-        raise GameError(f"{db}: no game with thread id {thread_id!r}")
-    ctx = GameContext(**json.loads(row[1]))
-    return validate_data(json.loads(row[0]), f"{db}#{thread_id}"), ctx
+    with open_saver(db, create=False) as saver:
+        found = _run_of(saver, thread_id)
+    if found is None:
+        raise GameError(f"{describe(db)}: no game with thread id {thread_id!r}")
+    return found
 
 
 def list_runs(db: str | Path) -> list[str]:
-    if not Path(db).exists():
+    """The thread ids of the games a store holds (a missing SQLite file holds none)."""
+    if not is_url(db) and not Path(db).exists():
         return []
-    conn = _connect(db, create=False)
-    try:
-        return [r[0] for r in conn.execute("SELECT thread_id FROM wargraph_runs")]
-    finally:
-        conn.close()
+    with open_saver(db, create=False) as saver:
+        return saver.thread_ids()
 
 
 def pending_interrupts(graph, config) -> list[dict[str, Any]]:
@@ -163,6 +108,7 @@ def _drive(
     ctx: GameContext,
     human_io: HumanIO | None,
     progress: Progress | None,
+    held: Lease | None = None,
 ) -> list[dict[str, Any]]:
     """Run until the end or until people must answer and no one is there to ask."""
     payload = first_input
@@ -170,6 +116,8 @@ def _drive(
         for update in graph.stream(
             payload, config, context=ctx, stream_mode="updates", durability="sync"
         ):
+            if held is not None:
+                held.check()  # taken over after a stall: stop writing at once
             if progress:
                 for node, values in update.items():
                     progress(node, values if isinstance(values, dict) else {})
@@ -177,6 +125,17 @@ def _drive(
         if not waiting or human_io is None:
             return waiting
         payload = Command(resume={w["id"]: human_io(w["value"]) for w in waiting})
+
+
+@contextmanager
+def _held(db: str | Path, thread_id: str, command: str, *, create: bool = True):
+    """The game's lease, then its store: one writer per game, refused before anything is
+    written."""
+    with (
+        lease(db, thread_id, command=command, create=create) as held,
+        open_saver(db, create=create) as saver,
+    ):
+        yield saver, held
 
 
 def play(
@@ -190,25 +149,43 @@ def play(
     human_io: HumanIO | None = None,
     progress: Progress | None = None,
 ) -> PlayResult:
-    """Play a game to its end (or until human seats wait with no `human_io`) and write its records."""
+    """Play a game to its end (or until human seats wait with no `human_io`) and write its records.
+
+    A thread that already holds a game, or that another process is playing, is refused before
+    anything is written; the scenario and settings are stored with the game's first checkpoint."""
     sc = check_scenario(scenario, overrides) if not isinstance(scenario, Scenario) else scenario
     if isinstance(scenario, Scenario) and overrides:
         sc = load_scenario(scenario, overrides)
     ctx = dataclasses.replace(context or GameContext())
     thread_id = thread_id or uuid.uuid4().hex[:12]
-    if out_dir is not None and ctx.trace_path is None:
-        ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
+    if out_dir is not None:
+        rundir.check(out_dir)  # before the lease or any model call: a bad folder fails at once
+        if ctx.trace_path is None:
+            ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
     builder = build_for(sc)
-    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
-    with _saver(db) as saver:
-        if db is not None:
-            _save_run(saver.conn, thread_id, sc, ctx)
+    config = _config(thread_id)
+    if db is None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        games = contextlib.nullcontext((InMemorySaver(), None))
+    else:
+        games = _held(db, thread_id, "play")
+    with games as (saver, held):
         graph = builder.compile(checkpointer=saver)
         if graph.get_state(config).values.get("spec"):
             raise GameError(f"thread {thread_id!r} already holds a game; use resume")
-        waiting = _drive(graph, {"scenario": sc.model_dump()}, config, ctx, human_io, progress)
+        if out_dir is not None:
+            rundir.claim(out_dir, thread_id, new_game=True)
+        trace.start(ctx.trace_path)
+        if db is not None:
+            saver.register_run(
+                thread_id, {"scenario": sc.model_dump(), "context": dataclasses.asdict(ctx)}
+            )
+        waiting = _drive(
+            graph, {"scenario": sc.model_dump()}, config, ctx, human_io, progress, held
+        )
         values = graph.get_state(config).values
-    return _finish(values, thread_id, ctx, out_dir, waiting)
+        return _finish(values, thread_id, ctx, out_dir, waiting)
 
 
 def resume(
@@ -220,34 +197,40 @@ def resume(
     progress: Progress | None = None,
     answers: dict[str, Any] | None = None,
 ) -> PlayResult:
-    """Continue a stored game from its last checkpoint: nothing lost, nothing doubled."""
-    sc, ctx = load_run(db, thread_id)
-    if out_dir is not None:
-        ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
-    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
-    with sqlite_saver(db) as saver:
+    """Continue a stored game from its last checkpoint: nothing lost, nothing doubled.
+
+    Without `out_dir` the game's files go where it wrote them before; into another folder, the
+    trace so far is copied along (one trace per game)."""
+    config = _config(thread_id)
+    with _held(db, thread_id, "resume", create=False) as (saver, held):
+        found = _run_of(saver, thread_id)
+        if found is None:
+            raise GameError(f"{describe(db)}: no game with thread id {thread_id!r}")
+        sc, ctx = found
+        earlier = ctx.trace_path
+        if out_dir is None and earlier is not None:
+            out_dir = Path(earlier).parent
+        if out_dir is not None:
+            rundir.claim(out_dir, thread_id, new_game=False)
+            ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
+            rundir.adopt_trace(Path(out_dir), earlier)
+        saver.verify_thread(thread_id)
         graph = build_for(sc).compile(checkpointer=saver)
         state = graph.get_state(config)
         if not state.values:
             raise GameError(f"thread {thread_id!r} has no checkpoint yet; play it again")
         first: Any = Command(resume=answers) if answers else None
-        waiting = _drive(graph, first, config, ctx, human_io, progress)
+        waiting = _drive(graph, first, config, ctx, human_io, progress, held)
         values = graph.get_state(config).values
-    return _finish(values, thread_id, ctx, out_dir, waiting)
+        return _finish(values, thread_id, ctx, out_dir, waiting)
 
 
-@contextmanager
-def _saver(db: str | Path | None):
-    if db is None:
-        from langgraph.checkpoint.memory import InMemorySaver
-
-        yield InMemorySaver()
-    else:
-        with sqlite_saver(db) as saver:
-            yield saver
+def _config(thread_id: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
 
 
 def _finish(values, thread_id, ctx, out_dir, waiting) -> PlayResult:
+    """Records written while the lease is still held: no other run writes beside them."""
     record = build_record(values, thread_id=thread_id, trace_path=ctx.trace_path)
     if out_dir is not None:
         write_record(record, out_dir)

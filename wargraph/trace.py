@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 _lock = threading.Lock()
+_failed: dict[str, str] = {}  # trace path -> why a write failed (the record says so)
 
 
 def record_call(path: str | None, entry: dict[str, Any]) -> None:
@@ -25,16 +26,29 @@ def record_call(path: str | None, entry: dict[str, Any]) -> None:
         # escape instead of failing the write (and being mistaken for an endpoint fault)
         with _lock, open(target, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line + "\n")
-    except (OSError, ValueError):
-        pass
+    except (OSError, ValueError) as exc:
+        _failed.setdefault(str(target), getattr(exc, "strerror", None) or str(exc))
+
+
+def failure(path: str | Path | None) -> str | None:
+    """Why writing this trace failed during this process, if it did (it is then incomplete)."""
+    return _failed.get(str(path)) if path else None
+
+
+def start(path: str | Path | None) -> None:
+    """A new game's trace: forget an earlier failure at the same path."""
+    if path:
+        _failed.pop(str(path), None)
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:
     out = []
     p = Path(path)
-    if not p.exists():
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError:  # no trace (or not a file): nothing counted, `failure()` says why
         return out
-    for line in p.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line:
             try:

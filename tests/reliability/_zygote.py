@@ -4,7 +4,7 @@ game, which a hook (or this server, after a delay) kills with SIGKILL.
 Why a fork server: importing langgraph and the game families takes ~2 s, a scripted game
 ~0.1 s; forking a warm, single-threaded process makes each kill point cost ~0.1 s instead of a
 fresh interpreter. The killed child is still a real process killed by a real SIGKILL, writing a
-real SQLite file.
+real SQLite file or a real PostgreSQL database.
 
 Protocol (one JSON object per line): the test writes a job on stdin; this server answers with
 {"pid", "signal", "exit", "seconds"} on stdout once the child is gone.
@@ -82,6 +82,26 @@ class Hooks:
 
         ScriptedDecider.decide = counted_decide  # type: ignore[method-assign]
         SqliteSaver.cursor = counted_cursor  # type: ignore[method-assign]
+        self.install_postgres()
+
+    def install_postgres(self) -> None:
+        """The same points on PostgreSQL: a write is a transaction of the saver's cursor."""
+        from wargraph.store import saver_class
+
+        hooks = self
+        cls = saver_class("postgres")
+        pg_cursor = cls._cursor
+
+        @contextmanager
+        def counted_pg_cursor(self, *, pipeline: bool = False):
+            with pg_cursor(self, pipeline=pipeline) as cur:
+                yield cur
+                if pipeline:
+                    hooks.hit("write")  # statements sent, transaction not committed
+            if pipeline:
+                hooks.hit("committed")
+
+        cls._cursor = counted_pg_cursor  # type: ignore[method-assign]
 
 
 def run_child(job: dict[str, Any]) -> None:

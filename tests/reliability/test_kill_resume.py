@@ -1,15 +1,16 @@
 """Kill and resume: a game killed with SIGKILL at ten random points per family — inside a decider call, in the
 middle of a checkpoint write (INSERT done, COMMIT not), just after a write, or from outside after
-a random delay — resumes from its SQLite checkpoint to a record identical to an uninterrupted
-run with the same seed (scripted decider), with each agent's private memory neither lost nor
-doubled. Some points are killed a second time while resuming."""
+a random delay — resumes from its checkpoint to a record identical to an uninterrupted run with
+the same seed (scripted decider), with each agent's private memory neither lost nor doubled.
+Some points are killed a second time while resuming. Every point runs on both stores (SQLite,
+PostgreSQL); the killed process's lease is taken over by the resume."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import signal
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ from tests.reliability._support import (
     ForkServer,
     family_params,
 )
+from tests.stores import params, store
 from wargraph.context import GameContext
-from wargraph.runner import GameError, play, resume, sqlite_saver
+from wargraph.runner import GameError, list_runs, load_run, play, resume
+from wargraph.store import open_saver
 
 SEED = 11
 TID = "killed-game"
@@ -40,44 +43,50 @@ def forks(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def baselines(forks, tmp_path_factory):
-    """Per family: the uninterrupted record (in this process) and call counts (in a child)."""
-    cache: dict[str, dict[str, Any]] = {}
+    """Per family: the uninterrupted record (in this process) and, per store, call counts (in
+    a child: checkpoint writes differ between the stores)."""
+    cache: dict[tuple[str, str], dict[str, Any]] = {}
+    stores = contextlib.ExitStack()
 
-    def get(family: Family) -> dict[str, Any]:
-        if family.name in cache:
-            return cache[family.name]
+    def get(family: Family, kind: str = "sqlite") -> dict[str, Any]:
+        if (family.name, kind) in cache:
+            return cache[family.name, kind]
         scenario = family.require()
-        tmp = tmp_path_factory.mktemp(f"baseline-{family.name}")
+        tmp = tmp_path_factory.mktemp(f"baseline-{family.name}-{kind}")
+        ref = stores.enter_context(store(kind, tmp))
         play(
             scenario,
             overrides=list(family.overrides) or None,
             context=GameContext(model="scripted", seed=SEED),
-            db=tmp / "ref.sqlite",
+            db=ref,
             thread_id=TID,
             out_dir=tmp / "ref",
         )
         # The same game in a forked child, counting decider calls and checkpoint writes.
-        counted = forks.run(job(scenario, family, tmp / "count", counts=str(tmp / "counts.json")))
+        counting = stores.enter_context(store(kind, tmp / "count-store"))
+        job_ = job(scenario, family, tmp / "count", counting, counts=str(tmp / "counts.json"))
+        counted = forks.run(job_)
         assert counted["exit"] == 0, (tmp / "count.log").read_text()
-        cache[family.name] = {
+        cache[family.name, kind] = {
             "scenario": scenario,
             "record": read_record(tmp / "ref"),
-            "memory": agent_memory(tmp / "ref.sqlite"),
+            "memory": agent_memory(ref),
             "counts": json.loads((tmp / "counts.json").read_text()),
             "seconds": counted["seconds"],
             "child_record": read_record(tmp / "count"),
         }
-        return cache[family.name]
+        return cache[family.name, kind]
 
-    return get
+    with stores:
+        yield get
 
 
-def job(scenario: str, family: Family, base: Path, **kw: Any) -> dict[str, Any]:
+def job(scenario: str, family: Family, base: Path, db: str, **kw: Any) -> dict[str, Any]:
     return {
         "scenario": scenario,
         "overrides": list(family.overrides),
         "seed": SEED,
-        "db": str(base) + ".sqlite",
+        "db": db,
         "thread_id": TID,
         "out_dir": str(base),
         "log": str(base) + ".log",
@@ -90,38 +99,26 @@ def read_record(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "record.json").read_text(encoding="utf-8"))
 
 
-def agent_memory(db: Path) -> dict[str, Any]:
+def agent_memory(db: str) -> dict[str, Any]:
     """Each agent's private memory, from its own checkpoint namespace (agent_<role>)."""
-    conn = sqlite3.connect(str(db))
-    try:
-        spaces = [
-            r[0]
-            for r in conn.execute(
-                "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?", (TID,)
-            )
-            if r[0]
-        ]
-    finally:
-        conn.close()
+    sc, _ = load_run(db, TID)
     out = {}
-    with sqlite_saver(db) as saver:
-        for ns in sorted(spaces):
+    with open_saver(db) as saver:
+        for role in sorted(sc.roles):
+            ns = f"agent_{role}"
             tup = saver.get_tuple({"configurable": {"thread_id": TID, "checkpoint_ns": ns}})
-            out[ns] = tup.checkpoint["channel_values"].get("memory") if tup else None
+            if tup is not None:
+                out[ns] = tup.checkpoint["channel_values"].get("memory")
     return out
 
 
-def has_checkpoint(db: Path) -> bool:
-    conn = sqlite3.connect(str(db))
-    try:
-        row = conn.execute(
-            "SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''", (TID,)
-        ).fetchone()
-        return bool(row and row[0])
-    except sqlite3.OperationalError:  # killed before the tables were created
+def has_checkpoint(db: str) -> bool:
+    if TID not in list_runs(db):  # no store yet, or killed before the first checkpoint
         return False
-    finally:
-        conn.close()
+    with open_saver(db) as saver:
+        return (
+            saver.get_tuple({"configurable": {"thread_id": TID, "checkpoint_ns": ""}}) is not None
+        )
 
 
 def test_the_child_plays_the_same_game_as_this_process(forks, baselines):
@@ -138,12 +135,17 @@ def test_the_child_plays_the_same_game_as_this_process(forks, baselines):
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("point", range(len(KINDS)))
 @pytest.mark.parametrize("family", family_params())
-def test_killed_game_resumes_to_the_same_record(family, point, forks, baselines, tmp_path):
-    base = baselines(family)
+@pytest.mark.parametrize("backend", params(slow={"postgres"}))
+def test_killed_game_resumes_to_the_same_record(backend, family, point, forks, baselines, tmp_path):
+    with store(backend, tmp_path) as db:
+        killed_and_resumed(baselines(family, backend), family, point, forks, tmp_path, db)
+
+
+def killed_and_resumed(base, family, point, forks, tmp_path, db: str) -> None:
     rng = random.Random(f"{family.name}:{point}")
     kind = KINDS[point]
     where = tmp_path / "game"
-    first = job(base["scenario"], family, where)
+    first = job(base["scenario"], family, where, db)
     if kind == "time":
         first["kill_after"] = round(rng.uniform(0.02, 0.9) * base["seconds"], 4)
     else:
@@ -154,7 +156,6 @@ def test_killed_game_resumes_to_the_same_record(family, point, forks, baselines,
         assert ended["signal"] == signal.SIGKILL or ended["exit"] == 0, ended
     else:
         assert ended["signal"] == signal.SIGKILL, (ended, Path(first["log"]).read_text())
-    db = where.with_suffix(".sqlite")
 
     if point in KILL_TWICE and has_checkpoint(db):
         again = {**first, "mode": "resume", "kill_at": "write", "k": rng.randint(1, 4)}

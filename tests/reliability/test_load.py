@@ -1,15 +1,14 @@
 """Load: 20 games at once on a real LangGraph server (`langgraph dev` on loopback, started in a
 temporary folder, always stopped), driven with langgraph-sdk, every seat on the scripted decider
 (seeded, plays no strategy). Each game must finish with the record the same game gives alone in
-this process: nothing from one game in another. The same load in process (threads, one SQLite
-file shared by 20 thread ids) runs without a server."""
+this process: nothing from one game in another. The same load in process (threads, one store
+shared by 20 thread ids: a SQLite file, and PostgreSQL) runs without a server."""
 
 from __future__ import annotations
 
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +16,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from tests.reliability._support import Family
 from wargraph.context import GameContext
-from wargraph.runner import build_for, play, sqlite_saver
+from wargraph.runner import build_for, play
 from wargraph.scenario import load_scenario
+from wargraph.store import open_saver
 
 GAMES = 20
 # (graph id on the server, its default scenario, overrides): families mixed, seeds all different
@@ -122,9 +122,9 @@ def max_in_flight(client, runs: list[tuple[str, str]], limit_s: float = 120.0) -
 
 
 @pytest.mark.timeout(300)
-def test_twenty_games_at_once_in_process_on_one_sqlite_file(tmp_path):
+def test_twenty_games_at_once_in_process_on_one_store(store_db):
     games = plan()
-    db: Path = tmp_path / "load.sqlite"
+    db = store_db
 
     def run(i: int) -> dict[str, Any]:
         game = games[i]
@@ -141,7 +141,7 @@ def test_twenty_games_at_once_in_process_on_one_sqlite_file(tmp_path):
         finals = list(pool.map(run, range(GAMES)))
     assert_separate(games, finals)
     # and each thread's checkpoints hold its own game only
-    with sqlite_saver(db) as saver:
+    with open_saver(db) as saver:
         for i, game in enumerate(games):
             tup = saver.get_tuple({"configurable": {"thread_id": f"load-{i}", "checkpoint_ns": ""}})
             stored = json.loads(json.dumps(tup.checkpoint["channel_values"]["events"]))

@@ -1,6 +1,7 @@
 """The other ways a game is stopped and continued in one process: a breakpoint before every
 agent step (as LangGraph Studio sets them), and a seat whose decider fails once and is retried
-by the node's RetryPolicy. Each must give the record of an uninterrupted run.
+by the node's RetryPolicy. Each must give the record of an uninterrupted run (breakpoints on
+both stores, SQLite and PostgreSQL).
 
 Regression: LangGraph continues a `checkpointer=True` subgraph from its last checkpoint whenever
 the parent resumes, ignoring the input; an agent seat that had not started its asks handed back
@@ -9,16 +10,14 @@ wargraph/agents.py, `_stale_on_resume`)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from tests.reliability._support import Family, family_params
 from wargraph.context import GameContext
 from wargraph.deciders import ScriptedDecider
 from wargraph.runner import build_for
 from wargraph.scenario import load_scenario
+from wargraph.store import open_saver
 
 SEED = 4
 
@@ -36,15 +35,14 @@ def reference(family: Family, scenario: str) -> dict:
 
 
 @pytest.mark.parametrize("family", family_params())
-def test_breakpoints_before_every_agent_step(family, tmp_path):
+def test_breakpoints_before_every_agent_step(family, store_db):
     scenario = family.require()
     expected = reference(family, scenario)
     sc = load_scenario(scenario, list(family.overrides) or None)
     builder = build_for(sc)
     agents = [n for n in builder.nodes if n.startswith("agent_")]
-    conn = sqlite3.connect(str(tmp_path / "bp.sqlite"), check_same_thread=False)
-    try:
-        graph = builder.compile(checkpointer=SqliteSaver(conn), interrupt_before=agents)
+    with open_saver(store_db) as saver:
+        graph = builder.compile(checkpointer=saver, interrupt_before=agents)
         cfg = {"configurable": {"thread_id": "bp"}, "recursion_limit": 10_000}
         ctx = GameContext(model="scripted", seed=SEED)
         graph.invoke({"scenario": sc.model_dump()}, cfg, context=ctx)
@@ -54,8 +52,6 @@ def test_breakpoints_before_every_agent_step(family, tmp_path):
             graph.invoke(None, cfg, context=ctx)
             stops += 1
         values = graph.get_state(cfg).values
-    finally:
-        conn.close()
     assert stops > 1, "the breakpoints were never hit"
     assert values.get("done") is True, f"the game did not finish after {stops} breakpoints"
     assert values["events"] == expected["events"]
@@ -78,16 +74,13 @@ def test_a_seat_that_fails_once_is_retried_to_the_same_record(family, tmp_path, 
 
     monkeypatch.setattr(ScriptedDecider, "decide", flaky)
     sc = load_scenario(scenario, list(family.overrides) or None)
-    conn = sqlite3.connect(str(tmp_path / "retry.sqlite"), check_same_thread=False)
-    try:
-        graph = build_for(sc).compile(checkpointer=SqliteSaver(conn))
+    with open_saver(tmp_path / "retry.sqlite") as saver:
+        graph = build_for(sc).compile(checkpointer=saver)
         out = graph.invoke(
             {"scenario": sc.model_dump()},
             {"configurable": {"thread_id": "retry"}, "recursion_limit": 10_000},
             context=GameContext(model="scripted", seed=SEED),
         )
-    finally:
-        conn.close()
     assert failed, "the injected failure never happened"
     assert out["done"] is True
     assert out["events"] == expected["events"]

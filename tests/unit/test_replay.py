@@ -4,7 +4,6 @@ leave the original thread untouched (scripted decider, real SQLite checkpoints).
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 from typer.testing import CliRunner
@@ -13,21 +12,28 @@ from wargraph.cli import app
 from wargraph.context import GameContext
 from wargraph.models import ModelRefError
 from wargraph.replay import replay
-from wargraph.runner import GameError, build_for, list_runs, load_run, play, sqlite_saver
+from wargraph.runner import GameError, build_for, list_runs, load_run, play
+from wargraph.store import open_saver
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
 
 
 def _thread_rows(db, thread: str) -> list[tuple]:
-    conn = sqlite3.connect(str(db))
-    try:
-        return conn.execute(
-            "SELECT checkpoint_ns, checkpoint_id, checkpoint FROM checkpoints "
-            "WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id",
-            (thread,),
-        ).fetchall()
-    finally:
-        conn.close()
+    """Every checkpoint of a thread, in every namespace (through the saver: any store)."""
+    sc, _ = load_run(db, thread)
+    rows = []
+    with open_saver(db) as saver:
+        for ns in ["", *(f"agent_{r}" for r in sorted(sc.roles))]:
+            config = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
+            for t in saver.list(config):
+                rows.append(
+                    (
+                        ns,
+                        t.config["configurable"]["checkpoint_id"],
+                        json.dumps(t.checkpoint, sort_keys=True, default=str),
+                    )
+                )
+    return sorted(rows)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +55,7 @@ def stored(tmp_path_factory):
 
 def _values(db, thread: str) -> dict:
     sc, _ = load_run(db, thread)
-    with sqlite_saver(db) as saver:
+    with open_saver(db) as saver:
         graph = build_for(sc).compile(checkpointer=saver)
         return graph.get_state({"configurable": {"thread_id": thread}}).values
 
@@ -178,9 +184,10 @@ def test_bad_model_and_missing_db(stored, tmp_path):
         replay(db=tmp_path / "none.sqlite", thread_id="orig", phase="F1901M")
 
 
-def test_replay_is_generic_over_families(tmp_path):
-    """The crisis game forks at the start of a round (no family hooks needed)."""
-    db = tmp_path / "c.sqlite"
+def test_replay_is_generic_over_families(store_db):
+    """The crisis game forks at the start of a round (no family hooks needed), on both stores:
+    the fork goes through the saver's API only."""
+    db = store_db
     original = play(
         "azuristan_crimsonia",
         overrides=["rounds=2"],
@@ -194,6 +201,7 @@ def test_replay_is_generic_over_families(tmp_path):
     for r in result.runs:
         kinds = {e["kind"] for e in r["outcome"]["events"]}
         assert {"plan", "narration"} <= kinds
+        assert r["memories_copied"] == len(original.values["spec"]["players"]) + 1
     theirs = {
         e["text"] for e in original.values["events"] if e["round"] == 2 and e["kind"] == "plan"
     }
