@@ -11,9 +11,9 @@ from typing import Any
 from wargraph.evals.experiment.plan import conditions_of
 from wargraph.evals.experiment.run import run_experiment
 from wargraph.evals.experiment.spec import ExperimentError, load_experiment
-from wargraph.evals.experiment.stores import StoreError, describe
 from wargraph.models import ModelRefError
 from wargraph.scenario import ScenarioError
+from wargraph.store import StoreError, describe
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ from wargraph.evals.experiment.game import (
     Keys,
     known_parts,
     outcome_of_game,
-    play_on_store,
+    play_or_resume,
     write_json,
 )
 from wargraph.evals.experiment.lock import folder_lock
@@ -39,14 +39,19 @@ from wargraph.evals.experiment.run import (
     start_run,
 )
 from wargraph.evals.experiment.spec import Experiment, ExperimentError
-from wargraph.evals.experiment.stores import (
-    LeaseHeld,
-    check_store,
-    first_line,
-    game_lease,
-    is_url,
-    last_line,
-)
+from wargraph.evals.experiment.stores import check_store
+from wargraph.lease import GameHeld
+from wargraph.store import is_url
+
+
+def first_line(err: BaseException) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0].strip()
+
+
+def last_line(err: BaseException) -> str:
+    """A remote task's error ends with its own message, after the remote traceback."""
+    return (str(err).strip().splitlines() or [type(err).__name__])[-1].strip()
+
 
 RECORD = "record.json"  # written last: a game folder with a record is complete
 WorkerHook = Callable[[GamePlan, str], None]
@@ -89,13 +94,12 @@ def play_task(
     with tempfile.TemporaryDirectory(prefix="wargraph-game-") as tmp:
         gdir = Path(tmp)
         try:
-            with game_lease(db, plan.thread_id):
-                if record is None:
-                    record, how = play_on_store(plan, db, gdir, progress)
-                else:
-                    write_json(gdir / "record.json", record)  # measures read it from disk
-                outcome = outcome_of_game(exp, plan, record, gdir, keys, how, judged)
-        except LeaseHeld as err:
+            if record is None:  # the runner holds the game's lease while it plays
+                record, how = play_or_resume(plan, db, gdir, progress)
+            else:
+                write_json(gdir / "record.json", record)  # measures read it from disk
+            outcome = outcome_of_game(exp, plan, record, gdir, keys, how, judged)
+        except GameHeld as err:
             return {"held": str(err)}
         # every file the game and its measures wrote (Diplomacy adds maps and figures)
         files = {str(f.relative_to(gdir)): f.read_bytes() for f in gdir.rglob("*") if f.is_file()}

@@ -13,7 +13,6 @@ from typing import Any
 
 from wargraph.evals.experiment.plan import GamePlan
 from wargraph.evals.experiment.spec import Experiment
-from wargraph.evals.experiment.stores import game_lease, is_url, open_saver
 from wargraph.evals.judge import family_measures, judge_question, options_of
 from wargraph.records import RecordError, load_record
 
@@ -77,7 +76,7 @@ def _finished_record(gdir: Path) -> dict[str, Any] | None:
 
 
 def play_or_resume(
-    plan: GamePlan, db: Path, gdir: Path, progress: Callable[[str, dict[str, Any]], None]
+    plan: GamePlan, db: str | Path, gdir: Path, progress: Callable[[str, dict[str, Any]], None]
 ) -> tuple[dict[str, Any], str]:
     """Play a new game, or continue its thread from the last checkpoint (nothing doubled)."""
     from wargraph.runner import GameError, list_runs, play, resume
@@ -183,42 +182,6 @@ def known_parts(
     return record, "rejudged", None
 
 
-def play_game(
-    plan: GamePlan, db: str | Path, gdir: Path, progress: Callable[[str, dict[str, Any]], None]
-) -> tuple[dict[str, Any], str]:
-    """Play or continue the game on its store: a SQLite file through the runner, a shared
-    PostgreSQL store holding the game's lease."""
-    if is_url(db):
-        with game_lease(db, plan.thread_id):
-            return play_on_store(plan, db, gdir, progress)
-    return play_or_resume(plan, Path(db), gdir, progress)
-
-
-def play_on_store(
-    plan: GamePlan, db: str | Path, gdir: Path, progress: Callable[[str, dict[str, Any]], None]
-) -> tuple[dict[str, Any], str]:
-    """Play the game's thread from its start, or continue it from its last checkpoint, on any
-    store `open_saver` opens. The plan carries the scenario and settings, so nothing else is
-    read from the store. The caller holds the game's lease."""
-    from wargraph.runner import GameError, _drive, _finish, build_for, check_scenario
-
-    sc = check_scenario(plan.condition.scenario, plan.condition.overrides)
-    ctx = plan.game_context()
-    ctx.trace_path = str(gdir / "trace.jsonl")
-    config = {"configurable": {"thread_id": plan.thread_id}, "recursion_limit": 10_000}
-    with open_saver(db) as saver:
-        graph = build_for(sc).compile(checkpointer=saver)
-        started = bool(graph.get_state(config).values)
-        first = None if started else {"scenario": sc.model_dump()}
-        waiting = _drive(graph, first, config, ctx, None, progress)
-        values = graph.get_state(config).values
-    if waiting:
-        raise GameError("the game waits for a person; experiments run unattended")
-    return _finish(values, plan.thread_id, ctx, gdir, waiting).record, (
-        "resumed" if started else "played"
-    )
-
-
 def run_game(
     exp: Experiment,
     plan: GamePlan,
@@ -230,7 +193,7 @@ def run_game(
     gdir = out_dir / plan.folder
     record, how, judged = known_parts(exp, out_dir, plan, keys)
     if record is None:
-        record, how = play_game(plan, db, gdir, progress)
+        record, how = play_or_resume(plan, db, gdir, progress)
     outcome = outcome_of_game(exp, plan, record, gdir, keys, how, judged)
     write_json(gdir / "outcome.json", outcome)
     return outcome, how

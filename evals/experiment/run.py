@@ -25,8 +25,9 @@ from wargraph.evals.experiment.lock import folder_lock
 from wargraph.evals.experiment.plan import Condition, GamePlan, plan_games
 from wargraph.evals.experiment.progress import ProgressView
 from wargraph.evals.experiment.spec import Experiment
-from wargraph.evals.experiment.stores import LeaseHeld, check_store
+from wargraph.evals.experiment.stores import check_store
 from wargraph.evals.judge import options_of
+from wargraph.lease import GameHeld
 
 
 @dataclass
@@ -198,7 +199,7 @@ def _run_threads(
             except KeyboardInterrupt:
                 messages.put(("interrupt", plan))
                 return
-            except LeaseHeld:
+            except GameHeld:
                 # another driver is playing it: try again later, when it is done there and
                 # only its record is left to take from the store
                 todo.put(plan)

@@ -2,8 +2,8 @@
 
 A worker killed with SIGKILL mid-game loses nothing: Ray runs the task again on a new worker,
 which continues the game from the checkpoints the dead one committed, and every record equals
-the serial run's. Two drivers on one experiment never play a game twice (a lease per game in
-the store), and two runs on one output folder are refused (a lock on the folder).
+the serial run's. Two drivers on one experiment never play a game twice (the runner's lease
+per game in the store), and two runs on one output folder are refused (a lock on the folder).
 
 PostgreSQL is reached through WARGRAPH_TEST_PG_URL (default: the local server's Unix socket,
 which also works from inside the network namespace the Ray test runs in); each test gets a
@@ -35,7 +35,6 @@ from wargraph.evals.experiment import (
     plan_games,
     run_experiment,
 )
-from wargraph.evals.experiment.stores import LeaseHeld, game_lease
 
 PG_URL = os.environ.get(
     "WARGRAPH_TEST_PG_URL", "postgresql:///test?host=/var/run/postgresql&user=postgres"
@@ -180,18 +179,6 @@ def test_killed_worker_resumes_on_another_and_records_equal_serial(tmp_path, pg_
         assert names[0] == names[1], folder  # the same set of files as without Ray
 
 
-def test_a_game_lease_is_held_by_one_process_and_freed_with_it(pg_db):
-    pytest.importorskip("langgraph.checkpoint.postgres")
-    with game_lease(pg_db, "some-game"):
-        held = pytest.raises(LeaseHeld, match=r"'some-game' is being played by wargraph pid \d+")
-        with held, game_lease(pg_db, "some-game"):
-            pass
-        with game_lease(pg_db, "another-game"):
-            pass  # leases are per game
-    with game_lease(pg_db, "some-game"):
-        pass  # released when its holder let go
-
-
 def test_two_drivers_on_one_store_never_play_a_game_twice(tmp_path, pg_db):
     """Two drivers with their own folders start the same experiment on one PostgreSQL store at
     the same moment: every graph step of every game runs once in total, and both end with
@@ -274,8 +261,8 @@ def test_a_second_run_on_one_folder_is_refused_and_changes_nothing(tmp_path):
     ("args", "expected"),
     [
         (["--ray", "10.9.8.7:6379"], "workers on other machines need a shared store"),
-        (["--db", "postgresql://nobody@127.0.0.1:1/x"], "cannot reach the PostgreSQL store"),
-        (["--db", "postgresql://a b"], "not a PostgreSQL URL"),
+        (["--db", "postgresql://nobody@127.0.0.1:1/x"], "cannot reach the PostgreSQL server"),
+        (["--db", "postgresql://a b"], "not a valid PostgreSQL URL"),
         (["--ray", "local", "--cpus-per-game", "0"], "give a number in (0, 64]"),
     ],
 )
