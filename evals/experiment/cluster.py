@@ -1,7 +1,7 @@
 """Running an experiment's games as Ray tasks on a shared checkpoint store.
 
-Each game is one Ray task. The task holds the game's lease in the store, plays its thread or
-continues it from the last checkpoint, judges and measures the record in a scratch folder of
+Each game is one Ray task. The task plays the game's thread through the runner (which holds
+the game's lease in the store) or continues it from the last checkpoint, judges and measures the record in a scratch folder of
 its own machine, and returns the game's files. The driver writes them where the experiment's
 output lives (`<out>/games/...`, as without Ray), so reports, re-judging and resuming work
 the same. A worker killed mid-game is replaced by Ray and the task runs again: it finds the
