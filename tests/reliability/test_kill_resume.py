@@ -132,7 +132,7 @@ def test_the_child_plays_the_same_game_as_this_process(forks, baselines):
         assert base["counts"]["decide"] > 0 and base["counts"]["write"] > 0
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(240)  # the first point of a family also plays its baselines
 @pytest.mark.parametrize("point", range(len(KINDS)))
 @pytest.mark.parametrize("family", family_params())
 @pytest.mark.parametrize("backend", params(slow={"postgres"}))
