@@ -39,16 +39,22 @@ def _sdk_error(exc: Exception) -> Response | None:
 
     if not isinstance(exc, APIStatusError):
         return None
-    status = exc.status_code if exc.status_code in (404, 409, 422) else 502
-    detail = {
-        404: NO_GAME,
-        409: "the game is busy; try again in a moment",
-    }.get(
-        status,
-        f"the game server refused the request ({exc.status_code}); "
-        "the server log (--log of wargraph serve) says why",
+    if exc.status_code == 404:
+        return json_response({"detail": NO_GAME}, 404)
+    if exc.status_code == 409:
+        return json_response({"detail": "the game is busy; try again in a moment"}, 409)
+    body = exc.body if isinstance(exc.body, dict) else {}
+    said = body.get("detail") if isinstance(body.get("detail"), str) else ""
+    if exc.status_code == 422 and said:
+        return json_response({"detail": said}, 422)  # e.g. a scenario its graph cannot build
+    return json_response(
+        {
+            "detail": f"the game server refused the request ({exc.status_code}"
+            + (f": {said[:300]}" if said else "")
+            + "); the terminal running wargraph serve shows more"
+        },
+        502,
     )
-    return json_response({"detail": detail}, status)
 
 
 Handler = Callable[[Request], Awaitable[Response]]

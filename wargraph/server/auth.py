@@ -23,7 +23,11 @@ async def authenticate(headers: dict[bytes, bytes] | None) -> Auth.types.Minimal
     try:
         holder = check_token(bearer(headers))
     except TokenError as err:
-        raise Auth.exceptions.HTTPException(status_code=401, detail=str(err)) from None
+        raise Auth.exceptions.HTTPException(
+            status_code=401,
+            detail=f"{err}. The LangGraph API takes the facilitator's token as "
+            "Authorization: Bearer <token> (wargraph serve prints it)",
+        ) from None
     if holder.kind != FACILITATOR:
         # A seat token is valid, but not here: the whole API would show every seat's secrets.
         raise Auth.exceptions.HTTPException(
