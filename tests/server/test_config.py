@@ -203,3 +203,22 @@ def test_a_name_from_a_request_is_never_read_as_a_file(tmp_path, monkeypatch):
         with pytest.raises(ScenarioError, match="no shipped or registered scenario"):
             open_scenario(name, None)
     assert open_scenario("azuristan_crimsonia", None).title.startswith("The Zafaristan")
+
+
+def test_scenario_text_is_read_like_a_file_without_aliases():
+    from wargraph.scenario import shipped_scenarios
+    from wargraph.server.catalog import read_text
+
+    text = shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8")
+    assert read_text(text)["title"].startswith("The Zafaristan")
+    bomb = 'a: &a ["x", "x"]\nb: &b [*a, *a]\nc: [*b, *b]\ntitle: boom\n'
+    cases = {
+        bomb: "anchors and aliases",
+        "title: [unclosed\n": "scenario_text: line",
+        "title: one\ntitle: two\n": "given twice",
+        "- just\n- a list\n": "expected a mapping",
+    }
+    for given, message in cases.items():
+        with pytest.raises(ScenarioError, match=message) as err:
+            read_text(given)
+        assert "wargraph-scenario-" not in str(err.value)  # the temporary file is not shown

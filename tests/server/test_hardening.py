@@ -160,7 +160,7 @@ def test_scenario_names_never_open_files_of_the_server(server, client):
     assert api.runs.list(thread_id) == []
 
 
-def test_registered_and_inline_scenarios_start_games(server, client):
+def test_registered_scenarios_and_scenario_text_start_games(server, client):
     f = bearer(server.facilitator_token)
     listed = client.get("/wargraph/scenarios", headers=f).json()["scenarios"]
     mine = next(s for s in listed if s["name"] == REGISTERED)
@@ -175,6 +175,18 @@ def test_registered_and_inline_scenarios_start_games(server, client):
         "the registered game's first question",
     )
     assert view["title"] == REGISTERED_TITLE
+    text = (server.state_dir.parent / f"{REGISTERED}.yaml").read_text(encoding="utf-8")
+    sent = text.replace(REGISTERED_TITLE, "Sent as text")
+    r = client.post("/wargraph/games", headers=f, json={"scenario_text": sent, "model": "scripted"})
+    assert r.status_code == 201, r.text
+    assert r.json()["title"] == "Sent as text"
+    for body, message in [
+        ({"scenario_text": "a: &x [1]\nb: *x\n"}, "anchors and aliases"),
+        ({"scenario_text": "title: [unclosed\n"}, "scenario_text: line"),
+        ({"scenario_text": sent, "scenario": REGISTERED}, "instead of scenario"),
+    ]:
+        r = client.post("/wargraph/games", headers=f, json=body)
+        assert r.status_code == 400 and message in r.json()["detail"], r.text
 
 
 def test_tokens_in_a_query_string_never_reach_the_log(server, client):

@@ -1,18 +1,22 @@
 """The scenarios a server may open: shipped ones and those its operator registered, by name only.
 
 A name from a request is never read as a path, so no file of the working or state folder (the
-seat-token secret, langgraph.json) can be opened by naming it. Other scenarios travel inline, as
-a mapping in the request. `wargraph serve --scenario FILE` registers a file under its stem; the
-server process gets the list in `WARGRAPH_SCENARIOS` (absolute paths, os.pathsep between them).
+seat-token secret, langgraph.json) can be opened by naming it. Other scenarios travel in the
+request: as a mapping, or as the YAML text of a scenario file. `wargraph serve --scenario FILE`
+registers a file under its stem; the server process gets the list in `WARGRAPH_SCENARIOS`
+(absolute paths, os.pathsep between them).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from wargraph.scenario import Scenario, ScenarioError, load_scenario, shipped_scenarios
+import yaml
+
+from wargraph.scenario import Scenario, ScenarioError, load_scenario, read_data, shipped_scenarios
 
 REGISTERED_ENV = "WARGRAPH_SCENARIOS"
 SUFFIXES = (".yaml", ".yml")
@@ -71,3 +75,28 @@ def open_scenario(scenario: str | dict[str, Any], overrides: dict[str, Any] | No
     if isinstance(scenario, str):
         return load_scenario(str(resolve(scenario)), overrides or None)
     return load_scenario(scenario, overrides or None)
+
+
+def read_text(text: str) -> dict[str, Any]:
+    """The fields of a scenario sent as YAML text (sync: goes through a temporary file, so it is
+    read exactly as a scenario file is). Anchors and aliases are refused: a few kilobytes of them
+    can expand to gigabytes."""
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise ScenarioError(
+                    "scenario_text: YAML anchors and aliases (& and *) are not accepted here; "
+                    "write the values out"
+                )
+    except yaml.YAMLError:
+        pass  # the reading below reports the syntax error with its line
+    with tempfile.TemporaryDirectory(prefix="wargraph-scenario-") as folder:
+        path = Path(folder) / "scenario_text.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            data, _ = read_data(str(path))
+        except ScenarioError as err:
+            raise ScenarioError(str(err).replace(str(path), "scenario_text")) from None
+    if not isinstance(data, dict):
+        raise ScenarioError("scenario_text: expected a mapping of scenario fields (title, ...)")
+    return data

@@ -3,7 +3,8 @@ seats and transcript. Every route needs the facilitator's token.
 
   GET  /wargraph/scenarios                 shipped and registered scenarios and their seats
   GET  /wargraph/games                     games on this server
-  POST /wargraph/games                     start a game, get the seat links
+  POST /wargraph/games                     start a game (a scenario's name, mapping or YAML
+                                           text), get the seat links
   GET  /wargraph/games/{thread_id}         seats, who is to answer, the transcript
   GET  /wargraph/games/{thread_id}/record  record.json of the game
 """
@@ -91,12 +92,31 @@ async def scenarios(request: Request) -> Response:
     return json_response({"scenarios": await asyncio.to_thread(_offered)})
 
 
+def _read_text(text: str) -> dict[str, Any]:
+    from wargraph.scenario import ScenarioError
+    from wargraph.server.catalog import read_text
+
+    try:
+        return read_text(text)
+    except ScenarioError as err:
+        raise ApiError(400, str(err)) from None
+
+
 def _selection(body: dict[str, Any]) -> tuple[str | dict[str, Any], dict[str, Any]]:
     """The scenario and overrides a game request asks for."""
     scenario = body.get("scenario")
+    text = body.get("scenario_text")
+    if text is not None:
+        if scenario is not None or not isinstance(text, str) or not text.strip():
+            raise ApiError(
+                400, "scenario_text: the YAML text of a scenario file, sent instead of scenario"
+            )
+        scenario = _read_text(text)
     if not isinstance(scenario, str | dict) or not scenario:
         raise ApiError(
-            400, "scenario: the name of a shipped or registered scenario, or a scenario mapping"
+            400,
+            "scenario: the name of a shipped or registered scenario, or a scenario mapping "
+            "(or send scenario_text: the YAML text of a scenario file)",
         )
     overrides = body.get("overrides") or {}
     if not isinstance(overrides, dict):
