@@ -17,7 +17,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from wargraph.server.api import MAX_BODY, ApiError, parse_json
+from wargraph.server.api import MAX_BODY, ApiError, json_response, parse_json
 from wargraph.server.seats import FACILITATOR, TokenError, bearer, check_token
 
 log = logging.getLogger(__name__)
@@ -42,9 +42,7 @@ TOKEN_SHAPE = re.compile(r"(f\.[0-9a-f]{32}|s\.[A-Za-z0-9_-]+\.[0-9a-f]{32})")
 
 
 def _refuse(status: int, detail: str) -> JSONResponse:
-    return JSONResponse(
-        {"detail": detail}, status_code=status, headers={"Cache-Control": "no-store"}
-    )
+    return json_response({"detail": detail}, status)
 
 
 def token_in_query(query_string: bytes) -> bool:
