@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from wargraph.context import GameContext
-from wargraph.evals.waragent import eval_waragent
+from wargraph.evals.waragent import load_run, score_run
 from wargraph.runner import play
 from wargraph.scenario import load_scenario
 from wargraph.worlds.waragent import Action, World
@@ -130,8 +130,9 @@ def play_plan(
     )
     assert result.finished and not result.values.get("error")
     world = World.model_validate(result.values["world"]["waragent"])
-    scores = eval_waragent([out], tmp_path / f"eval_{label}", echo=False)["runs"][0]
-    return world, scores
+    # The scoring code of `wargraph eval waragent` and of experiments, on the written record
+    # (eval_waragent itself, with its figures, is tested in test_waragent_eval.py).
+    return world, score_run(load_run(out))
 
 
 def applied(world: World) -> dict[int, dict[str, list[tuple[str, str]]]]:
