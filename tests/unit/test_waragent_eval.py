@@ -296,14 +296,19 @@ def test_eval_refuses_to_average_different_scenarios(tmp_path):
     assert not (tmp_path / "mixed" / "scores.json").exists()
 
 
-def test_eval_refuses_the_three_shipped_scenarios_together(tmp_path):
+def test_eval_refuses_two_shipped_scenarios_together(tmp_path):
     from wargraph.context import GameContext
     from wargraph.runner import play
 
     paths = []
     for name in ("wwi", "wwii"):
-        play(name, overrides=["rounds=1"], context=GameContext(model="scripted"), db=None,
-             out_dir=tmp_path / name)
+        play(
+            name,
+            overrides=["rounds=1"],
+            context=GameContext(model="scripted"),
+            db=None,
+            out_dir=tmp_path / name,
+        )
         paths.append(tmp_path / name)
     with pytest.raises(RecordError, match="The July Crisis, 1914.*The Crisis of 1939"):
         eval_waragent(paths, tmp_path / "o", echo=False)

@@ -18,7 +18,7 @@ from wargraph.context import GameContext
 from wargraph.evals.waragent import load_run, score_run
 from wargraph.runner import play
 from wargraph.scenario import load_scenario
-from wargraph.worlds.waragent import Action, World
+from wargraph.worlds.waragent import World
 
 # round -> country -> actions, as (type, target) pairs. Rounds follow each file's window.
 Plan = dict[int, dict[str, list[tuple[str, str]]]]
@@ -68,7 +68,13 @@ WWII: Plan = {
 
 # warring_states.yaml: four seasons of 318 BC. Chu and Qi are uncertain and stay still here.
 WARRING_STATES: Plan = {
-    1: {"Wei": [("request_alliance", "Han"), ("request_alliance", "Zhao"), ("request_alliance", "Yan")]},
+    1: {
+        "Wei": [
+            ("request_alliance", "Han"),
+            ("request_alliance", "Zhao"),
+            ("request_alliance", "Yan"),
+        ]
+    },
     2: {
         "Wei": [MOB],
         "Han": [("accept_alliance", "Wei"), MOB],
