@@ -228,6 +228,9 @@ def test_set_trigger_and_military_scale():
             "players.Serbia.profile: missing section(s) ['public_morale']",
         ),
         ("waragent.setting=reckless", "waragent.setting"),
+        ("waragent.initial_wars=[[Serbia, Serbia]]", "two different countries"),
+        ("waragent.initial_mobilized=[Narnia]", "unknown country name(s) ['Narnia']"),
+        ("waragent.ground_truth.uncertain=[Narnia]", "unknown country name(s) ['Narnia']"),
         ("waragent.secretary.max_revisions=-1", "waragent.secretary.max_revisions"),
     ],
 )

@@ -885,6 +885,14 @@ class WarAgentConfig(BaseModel):
             raise ValueError(f"unknown action(s) {unknown} (known: {', '.join(ACTION_TYPES)})")
         return v
 
+    @field_validator("initial_alliances", "initial_treaties", "initial_wars")
+    @classmethod
+    def _two_countries(cls, v: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        for a, b in v:
+            if a == b:
+                raise ValueError(f"a pair needs two different countries (got [{a}, {b}])")
+        return v
+
     @field_validator("military_scale")
     @classmethod
     def _positive(cls, v: dict[str, float]) -> dict[str, float]:
