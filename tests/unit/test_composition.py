@@ -27,7 +27,11 @@ FAMILIES = {
 RHYTHM = {
     "crisis": (["inject", "order", "adjudicate"], ["analyze"], 16),
     "tabletop": (["inject", "respond", "adjudicate"], ["analyze"], 20),
-    "waragent": (["order", "secretary_validate", "adjudicate"], [], 41),
+    "waragent": (
+        ["order", "secretary_validate", "adjudicate"],
+        [],
+        49,  # ten countries, each asked by two phases: 40 of these are seat edges
+    ),
     "diplomacy": (
         ["negotiate", "summarize", "order", "secretary_validate", "adjudicate"],
         ["analyze"],
