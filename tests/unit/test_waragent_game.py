@@ -4,7 +4,6 @@ by a function): the record, the secretary loop, variants, stopping and informati
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +57,8 @@ def _visibility():
 
 
 def test_whole_wwi_game_on_the_scripted_decider(tmp_path):
-    start = time.perf_counter()
+    # (its speed is measured in benchmarks/, not asserted here)
     result = run(tmp_path, seed=3)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 20, f"a scripted wwi game took {elapsed:.1f} s"
     assert result.finished and not result.values.get("error")
     world = World.model_validate(result.values["world"]["waragent"])
     assert world.round == 6 and [h.round for h in world.history] == list(range(7))
