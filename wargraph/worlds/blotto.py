@@ -111,9 +111,10 @@ def _blotto(table: Table) -> BlottoScenario:
 
 
 def allocation_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Flat: one integer field per front. The range is a hint for grammars and scripted seats
-    (the JSON schema shows it); the secretary, not the parser, refuses what breaks the rules,
-    so a person's over-budget or negative answer gets reasons rather than a parse error."""
+    """Flat: one integer field per front. The range is a hint in the JSON schema (people and
+    scripted seats read it; llama-cpp-python's grammar ignores it); the secretary, not the
+    parser, refuses what breaks the rules, so an over-budget or negative answer gets reasons
+    and a revision rather than a parse error."""
     budget = int(args.get("budget", 10))
     hint = {"minimum": 0, "maximum": budget}
     fields: dict[str, Any] = {
