@@ -10,7 +10,7 @@ from wargraph.runner import play
 from wargraph.trace import read_trace
 from wargraph.worlds.blotto import check_allocation, score_fronts
 
-pytestmark = [pytest.mark.model, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.model, pytest.mark.timeout(900)]
 
 
 def test_one_round_of_blotto_on_the_embedded_model(tmp_path):
