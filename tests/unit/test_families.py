@@ -64,6 +64,13 @@ def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
     sc = load_scenario(str(path))
     assert sc.family == "echo"
     assert family_module(sc).__name__ == "wargraph.graphs.crisis"
+    # the server serves it too: `wargraph serve` adds its graph, and its factory module knows it
+    from wargraph.server.graphs import available
+    from wargraph.server.serve import effective_config
+
+    graphs, skipped = effective_config(None)
+    assert graphs["graphs"]["echo"] == "wargraph.server.graphs:echo" and "echo" not in skipped
+    assert available()["echo"] is None
 
 
 @pytest.mark.parametrize(
