@@ -55,7 +55,7 @@ BUILTIN: tuple[Family, ...] = (
            _SHIPPED, "an incident, inject cards and a die"),
     Family("waragent", "wargraph.worlds.waragent_game:WarAgentScenario",
            "wargraph.graphs.waragent", _SHIPPED, "WarAgent-style historical simulations"),
-    Family("diplomacy", "wargraph.worlds.diplomacy_game:DiplomacyScenario",
+    Family("diplomacy", "wargraph.worlds.diplomacy.world:DiplomacyScenario",
            "wargraph.graphs.diplomacy", _SHIPPED, "full-press Diplomacy on the real engine"),
     Family("flow", "wargraph.scenario:Scenario", "wargraph.graphs.flow", _SHIPPED,
            "a game composed from the phase library by the scenario"),
