@@ -191,7 +191,7 @@ def resume(
 
 @app.command()
 def scenarios() -> None:
-    """List the shipped scenarios."""
+    """List the shipped scenarios of every game family (plug-ins included)."""
     from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
 
     table = RichTable("name", "family", "title", "seats")
@@ -202,6 +202,10 @@ def scenarios() -> None:
         except (ScenarioError, ImportError) as exc:
             table.add_row(name, "?", f"[red]{str(exc)[:80]}[/]", "")
     console.print(table)
+    from wargraph.families import problems
+
+    for why in problems().values():  # plug-ins found but unusable: say so, list the rest
+        console.print(f"[yellow]warning[/] {why}")
 
 
 @app.command()

@@ -70,7 +70,7 @@ def test_effective_config_leaves_out_graphs_that_cannot_load(tmp_path):
     data, skipped = effective_config(cfg)
     assert set(data["graphs"]) == {"crisis", "local"}
     assert set(skipped) == {"ghost", "nomodule", "nofile", "broken"}
-    assert "wargraph.graphs.ghost_family" in skipped["ghost"]
+    assert "unknown game family 'ghost_family'" in skipped["ghost"]  # the registry says why
     assert data["graphs"]["local"] == f"{tmp_path / 'mine.py'}:graph"  # relative to the config
     assert data["auth"]["path"] == f"{tmp_path / 'auth.py'}:auth"
 

@@ -16,7 +16,6 @@ disk, which the server's event loop must not do).
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 from collections import OrderedDict
@@ -24,8 +23,8 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from wargraph import families
 from wargraph.scenario import ScenarioError
-from wargraph.server import FAMILIES
 from wargraph.server.catalog import open_scenario
 
 log = logging.getLogger(__name__)
@@ -47,9 +46,9 @@ def _load(family: str) -> Any:
     if family in _errors:
         raise GraphUnavailable(_errors[family])
     try:
-        module = importlib.import_module(f"wargraph.graphs.{family}")
+        module = families.graph_module(family)
         if not hasattr(module, "graph") or not hasattr(module, "build"):
-            raise AttributeError(f"wargraph.graphs.{family} must export `graph` and `build`")
+            raise AttributeError(f"{module.__name__} must export `graph` and `build`")
     except Exception as exc:  # any import-time failure: this graph is off, the server stays up
         _errors[family] = (
             f"game family {family!r} is not available ({type(exc).__name__}: {exc}); "
@@ -64,7 +63,7 @@ def _load(family: str) -> Any:
 def available() -> dict[str, str | None]:
     """Each family and why it cannot be served (None when it can). Imports the modules."""
     out: dict[str, str | None] = {}
-    for family in FAMILIES:
+    for family in families.families():
         try:
             _load(family)
             out[family] = None
@@ -151,6 +150,21 @@ async def diplomacy(config: RunnableConfig):
 async def flow(config: RunnableConfig):
     """A game composed from the phase library by the scenario's `flow` section."""
     return await graph_for("flow", config)
+
+
+def _factory(family: str):
+    async def serve_family(config: RunnableConfig):
+        return await graph_for(family, config)
+
+    serve_family.__name__ = family
+    serve_family.__doc__ = families.get(family).description or f"The {family} game."
+    return serve_family
+
+
+# Every other registered family (plug-ins) gets a factory by its name, so a graph spec
+# `wargraph.server.graphs:<family>` serves it (langgraph-api reads the module's namespace).
+for _name in families.families():
+    globals().setdefault(_name, _factory(_name))
 
 
 # Import the families now: the server imports this module in a worker thread at startup, so the

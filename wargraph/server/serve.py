@@ -75,7 +75,12 @@ def _spec_available(spec: str, base: Path) -> str | None:
     if "/" in target or target.endswith(".py"):
         return None if (base / target).exists() else f"no file {target}"
     if target == "wargraph.server.graphs":
-        target = f"wargraph.graphs.{_var}"
+        from wargraph.families import FamilyError, get
+
+        try:
+            target = get(_var).graph
+        except FamilyError as err:
+            return str(err)
     try:
         found = importlib.util.find_spec(target)
     except (ModuleNotFoundError, ValueError):
@@ -94,7 +99,11 @@ def _absolute(spec: str, base: Path) -> str:
 def effective_config(config: str | Path | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """The config to serve and the graphs left out (id -> reason)."""
     if config is None:
+        from wargraph.families import families
+
         data, base = copy.deepcopy(DEFAULT_CONFIG), Path.cwd()
+        for family in families():  # plug-in families are served like the built-ins
+            data["graphs"].setdefault(family, f"wargraph.server.graphs:{family}")
     else:
         path = Path(config)
         try:
