@@ -44,6 +44,15 @@ def _known_errors() -> tuple[type[Exception], ...]:
     return (ScenarioError, GameError, ModelRefError, RecordError, FileNotFoundError)
 
 
+def _say_which_file(scenario: str) -> None:
+    """A bare shipped name wins over a local file or folder of that name: say so when both exist."""
+    from wargraph.scenario import shadow_note
+
+    note = shadow_note(scenario)
+    if note:
+        err.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
 def _context(model: str, role_model: list[str], seed: int, human: list[str]):
     from wargraph.context import GameContext
     from wargraph.models import parse_model_ref
@@ -146,6 +155,7 @@ def play(
         overrides.append(f"diplomacy.max_year={max_year}")
     if negotiation_rounds is not None:
         overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
+    _say_which_file(scenario)
     try:
         ctx = _context(model, role_model, seed, human)
         with console.status(f"playing {scenario} on {model} ..."):
@@ -212,6 +222,7 @@ def validate(
     """Check a scenario file; a bad one gets one clear message per problem."""
     from wargraph.runner import check_scenario
 
+    _say_which_file(file)
     try:
         sc = check_scenario(file, set_)
     except _known_errors() as exc:
@@ -230,6 +241,7 @@ def graph(
     from wargraph.runner import build_for
     from wargraph.scenario import load_scenario
 
+    _say_which_file(scenario)
     try:
         g = build_for(load_scenario(scenario, set_)).compile()
     except _known_errors() as exc:

@@ -1,0 +1,124 @@
+"""Scenario input that cannot hurt: regular files only (never a hang on a pipe or an endless read
+of a device), bounded file and expanded size (YAML alias bombs), and a shipped name that a
+local file or folder cannot silently shadow."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from wargraph.cli import app
+from wargraph.scenario import MAX_FILE_BYTES, ScenarioError, load_scenario, shipped_scenarios
+
+runner = CliRunner()
+
+
+def load_within(path: str, seconds: float = 10) -> BaseException | None:
+    """Load in a thread so a hang fails the test instead of stopping the suite."""
+    outcome: list[BaseException | None] = []
+
+    def target() -> None:
+        try:
+            load_scenario(path)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            outcome.append(exc)
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"loading {path} did not return within {seconds} s"
+    return outcome[0]
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "game.yaml"
+    os.mkfifo(fifo)
+    try:
+        exc = load_within(str(fifo))
+    finally:
+        with contextlib.suppress(OSError):  # release a reader blocked in open() (old code)
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert isinstance(exc, ScenarioError) and "not a regular file" in str(exc)
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_is_refused_without_reading_it(device):
+    exc = load_within(device)
+    assert isinstance(exc, ScenarioError), exc
+    assert str(exc) == f"{device}: not a regular file (a device, pipe or socket)"
+
+
+def test_a_folder_is_a_clear_error(tmp_path):
+    exc = load_within(str(tmp_path))
+    assert (
+        isinstance(exc, ScenarioError)
+        and str(exc) == f"{tmp_path}: is a folder, not a scenario file"
+    )
+    r = runner.invoke(app, ["validate", str(tmp_path)], env={"COLUMNS": "300"})
+    assert r.exit_code == 2 and "is a folder" in r.output and isinstance(r.exception, SystemExit)
+
+
+def test_a_file_over_the_size_cap_is_refused(tmp_path):
+    big = tmp_path / "big.yaml"
+    text = Path(shipped_scenarios()["summit"]).read_text()
+    big.write_text(text + "#" * (MAX_FILE_BYTES - len(text.encode()) + 1))
+    with pytest.raises(ScenarioError, match=f"larger than {MAX_FILE_BYTES:,} bytes"):
+        load_scenario(str(big))
+    big.write_text(text + "#" * (MAX_FILE_BYTES - len(text.encode()) - 1))
+    assert load_scenario(str(big)).title  # just under the cap still loads
+
+
+def alias_bomb() -> str:
+    """A valid scenario of ~7 kB whose aliases expand to ~40 MB of goals."""
+    long = "x" * 4000
+    goals = ", ".join(["*s"] * 100)
+    players = "\n".join(f"  p{i}: {{goals: *g}}" for i in range(1, 100))
+    return f"title: t\nsetting: &s {long}\nplayers:\n  p0: {{goals: &g [{goals}]}}\n{players}\n"
+
+
+def test_an_alias_bomb_is_refused_before_it_is_stored(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(alias_bomb())
+    assert path.stat().st_size < 10_000
+    exc = load_within(str(path))
+    assert isinstance(exc, ScenarioError), exc
+    assert "expands to more than" in str(exc) and str(path) in str(exc)
+
+
+def test_merge_keys_are_bounded_and_still_work(tmp_path):
+    chain = ["title: t", "setting: s", "players:", "  a: {persona: calm}"]
+    chain += ["questions:", "  - &m0 {text: q}"]
+    chain += [f"  - &m{i} {{<<: [*m{i - 1}, *m{i - 1}], text: q}}" for i in range(1, 40)]
+    bomb = tmp_path / "merge.yaml"
+    bomb.write_text("\n".join(chain) + "\n")
+    exc = load_within(str(bomb))
+    assert isinstance(exc, ScenarioError) and "expands to more than" in str(exc), exc
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(
+        "title: t\nsetting: s\nplayers:\n  a: &base {persona: calm, goals: [peace]}\n"
+        "  b: {<<: *base, persona: hawk}\n"
+    )
+    b = load_scenario(str(ok)).players["b"]
+    assert (b.persona, b.goals) == ("hawk", ["peace"])
+
+
+def test_a_local_folder_or_file_cannot_shadow_a_shipped_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "summit").mkdir()
+    other = yaml.safe_load(Path(shipped_scenarios()["azuristan_crimsonia"]).read_text())
+    (tmp_path / "summit.yaml").write_text(yaml.safe_dump(other))
+    assert load_scenario("summit").title == "The Lake Vostra water summit"
+    assert load_scenario("./summit.yaml").title == other["title"]
+    r = runner.invoke(app, ["validate", "summit"], env={"COLUMNS": "300"})
+    assert r.exit_code == 0, r.output
+    assert "the shipped scenario is used, not the local 'summit'" in r.output
+    assert "write ./summit" in r.output
+    r = runner.invoke(app, ["validate", "summit.yaml"])
+    assert r.exit_code == 0 and "shipped scenario is used" not in r.output
