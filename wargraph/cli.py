@@ -35,6 +35,13 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def _say(exc: Exception) -> str:
+    """The one-line message of a known error; a refused path also says what to do."""
+    from wargraph.userfiles import explain_os_error
+
+    return explain_os_error(exc) if isinstance(exc, OSError) else str(exc)
+
+
 def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.models import ModelRefError
     from wargraph.records import RecordError
@@ -170,7 +177,7 @@ def play(
                 progress=_progress_printer(),
             )
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     _report(result)
 
 
@@ -195,7 +202,7 @@ def resume(
                 progress=_progress_printer(),
             )
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     _report(result)
 
 
@@ -226,7 +233,7 @@ def validate(
     try:
         sc = check_scenario(file, set_)
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     console.print(
         f"[green]ok[/] {sc.title} ({sc.family}, {len(sc.roles)} seats, {sc.rounds} rounds)"
     )
@@ -245,7 +252,7 @@ def graph(
     try:
         g = build_for(load_scenario(scenario, set_)).compile()
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     sys.stdout.write(g.get_graph(xray=True).draw_mermaid())
 
 
@@ -259,12 +266,15 @@ def prepare(
     """The control prepares a scenario (setting, players with personas, injects) from a prompt."""
     from wargraph.posthoc import prepare_scenario, write_scenario
 
+    if output.is_dir() or output.suffix not in (".yaml", ".yml"):
+        # checked before the model is asked; a bare name could later play a shipped scenario
+        fail(f"-o {output}: give a file name ending in .yaml for the scenario to write")
     try:
         with console.status("preparing the scenario ..."):
             data, source = prepare_scenario(prompt, model=model, seed=seed)
         write_scenario(data, output)
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     note = "" if source == "model" else " (the model's answer was unusable: the fallback was used)"
     console.print(f"[green]wrote[/] {output}{note}; play it with `wargraph play {output}`")
 
@@ -284,13 +294,13 @@ def ask(
         with console.status("asking the control ..."):
             answer = ask_record(load_record(record), question, options=option, model=model)
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     console.print(answer)
 
 
 @app.command()
 def serve(
-    port: Annotated[int, typer.Option()] = 2024,
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
     host: Annotated[
         str, typer.Option(help="Loopback only unless you put a proxy in front.")
     ] = "127.0.0.1",
@@ -341,7 +351,7 @@ def replay(
                 phases=phases,
             )
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
     print_report(result, console)
 
 
@@ -362,7 +372,7 @@ def eval_waragent(
     try:
         fn(records, out)
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
 
 
 @eval_app.command("diplomacy")
@@ -389,7 +399,7 @@ def eval_diplomacy(
             for name, m in judged.items():
                 console.print(f"promises in {name}: betrayal rates {m['betrayal_rates']}")
     except _known_errors() as exc:
-        fail(str(exc))
+        fail(_say(exc))
 
 
 @app.command()
@@ -422,6 +432,11 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("stopped; a game in progress resumes with `wargraph resume --thread ID`")
         raise SystemExit(130) from None
+    except OSError as exc:  # a path the system refused: which one and what to do, no log
+        from wargraph.userfiles import explain_os_error
+
+        err.print(f"[bold red]error:[/] {explain_os_error(exc)}", highlight=False)
+        raise SystemExit(2) from None
     except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
         import tempfile
         import traceback

@@ -6,13 +6,14 @@ import importlib
 import importlib.resources
 import os
 import re
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from wargraph.userfiles import UserFileError, read_regular
 
 Kind = Literal["ai", "human", "scripted"]
 MemoryPolicy = Literal["full", "last_round", "diary"]
@@ -457,26 +458,11 @@ def _check_expanded(data: Any) -> None:
 
 
 def read_text(path: Path) -> str:
-    """A regular file's text, at most MAX_FILE_BYTES; devices, pipes and folders are refused
-    without being read (opening a FIFO without O_NONBLOCK would wait for a writer forever)."""
+    """A scenario file's text: a regular file of at most MAX_FILE_BYTES, in UTF-8."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a folder, not a scenario file") from None
-    except OSError as err:
-        raise ScenarioError(f"{path}: cannot be opened ({err.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ScenarioError(f"{path}: is a folder, not a scenario file")
-        if not stat.S_ISREG(info.st_mode):
-            raise ScenarioError(f"{path}: not a regular file (a device, pipe or socket)")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes; not a scenario file")
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except UserFileError as err:
+        raise ScenarioError(str(err)) from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -485,7 +471,11 @@ def read_text(path: Path) -> str:
 
 def read_data(name_or_path: str) -> tuple[dict[str, Any], str]:
     path = resolve_path(name_or_path)
-    text = read_text(path)
+    return parse_yaml(read_text(path), str(path)), str(path)
+
+
+def parse_yaml(text: str, path: str) -> Any:
+    """YAML text to data, safely: no key given twice, expansion bounded, errors name `path`."""
     try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506
         _check_expanded(data)
@@ -504,7 +494,7 @@ def read_data(name_or_path: str) -> tuple[dict[str, Any], str]:
         raise ScenarioError(f"{path}: the YAML is nested too deeply to be a scenario") from None
     except ValueError as err:  # e.g. an integer of thousands of digits
         raise ScenarioError(f"{path}: a value cannot be read ({str(err)[:200]})") from None
-    return data, str(path)
+    return data
 
 
 def load_scenario(

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from wargraph.cli import app
+from wargraph.cli import app, main
 from wargraph.scenario import MAX_FILE_BYTES, ScenarioError, load_scenario, shipped_scenarios
 
 runner = CliRunner()
@@ -57,10 +57,7 @@ def test_a_device_is_refused_without_reading_it(device):
 
 def test_a_folder_is_a_clear_error(tmp_path):
     exc = load_within(str(tmp_path))
-    assert (
-        isinstance(exc, ScenarioError)
-        and str(exc) == f"{tmp_path}: is a folder, not a scenario file"
-    )
+    assert isinstance(exc, ScenarioError) and str(exc) == f"{tmp_path}: is a folder, not a file"
     r = runner.invoke(app, ["validate", str(tmp_path)], env={"COLUMNS": "300"})
     assert r.exit_code == 2 and "is a folder" in r.output and isinstance(r.exception, SystemExit)
 
@@ -122,3 +119,40 @@ def test_a_local_folder_or_file_cannot_shadow_a_shipped_name(tmp_path, monkeypat
     assert "write ./summit" in r.output
     r = runner.invoke(app, ["validate", "summit.yaml"])
     assert r.exit_code == 0 and "shipped scenario is used" not in r.output
+
+
+def run_main(args: list[str], monkeypatch, capsys) -> tuple[int, str]:
+    """The console entry point as a user meets it (the catch-all for failures included)."""
+    monkeypatch.setattr("sys.argv", ["wargraph", *args])
+    monkeypatch.setenv("COLUMNS", "400")
+    with pytest.raises(SystemExit) as stop:
+        main()
+    out = capsys.readouterr()
+    return int(stop.value.code or 0), out.out + out.err
+
+
+def test_refused_paths_say_what_to_do_instead_of_unexpected(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("x")
+    Path("folder").mkdir()
+    cases = [
+        (["validate", "folder"], "folder: is a folder, not a file"),
+        (["ask", "/dev/zero", "why?", "--model", "scripted"], "/dev/zero: not a regular file"),
+        (["prepare", "x", "-o", "folder", "--model", "scripted"], "ending in .yaml"),
+        (
+            ["prepare", "x", "-o", "afile/x.yaml", "--model", "scripted"],
+            "afile: file exists (a file stands where a folder is needed; choose another path)",
+        ),
+        (
+            ["prepare", "x", "-o", "nowhere/x.yaml", "--model", "scripted"],
+            None,  # creates the folder: no error at all
+        ),
+        (["serve", "--port", "99999"], "65535"),
+    ]
+    for args, expected in cases:
+        code, output = run_main(args, monkeypatch, capsys)
+        assert "unexpected" not in output and "Traceback" not in output, (args, output)
+        if expected is None:
+            assert code == 0, (args, output)
+        else:
+            assert code == 2 and expected in output, (args, output)
