@@ -13,8 +13,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from wargraph import scenario as scenario_module
 from wargraph.cli import app, main
-from wargraph.scenario import MAX_FILE_BYTES, ScenarioError, load_scenario, shipped_scenarios
+from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
 
 runner = CliRunner()
 
@@ -63,12 +64,13 @@ def test_a_folder_is_a_clear_error(tmp_path):
 
 
 def test_a_file_over_the_size_cap_is_refused(tmp_path):
+    cap = scenario_module.MAX_FILE_BYTES
     big = tmp_path / "big.yaml"
     text = Path(shipped_scenarios()["summit"]).read_text()
-    big.write_text(text + "#" * (MAX_FILE_BYTES - len(text.encode()) + 1))
-    with pytest.raises(ScenarioError, match=f"larger than {MAX_FILE_BYTES:,} bytes"):
+    big.write_text(text + "#" * (cap - len(text.encode()) + 1))
+    with pytest.raises(ScenarioError, match=f"larger than {cap:,} bytes"):
         load_scenario(str(big))
-    big.write_text(text + "#" * (MAX_FILE_BYTES - len(text.encode()) - 1))
+    big.write_text(text + "#" * (cap - len(text.encode()) - 1))
     assert load_scenario(str(big)).title  # just under the cap still loads
 
 
