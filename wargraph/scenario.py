@@ -360,11 +360,12 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any], source: str
                 else:
                     node = node[int(part)]
             elif isinstance(node, dict):
-                if i == 1 and parts[0] in SEAT_SECTIONS and part not in node:
+                if i == 1 and not last and parts[0] in SEAT_SECTIONS and part not in node:
+                    # a typo must not create a seat; a whole new seat is given whole
                     raise ScenarioError(
                         f"{source}: --set {dotted}: no {parts[0][:-1]} {part!r} in this "
-                        f"scenario (known: {', '.join(node) or 'none'}); --set changes a "
-                        "seat, it cannot add one"
+                        f"scenario (known: {', '.join(node) or 'none'}); to add one give it "
+                        f"whole, e.g. --set '{parts[0]}.{part}={{persona: ...}}'"
                     )
                 if last:
                     node[part] = value

@@ -108,7 +108,10 @@ def test_set_cannot_create_a_seat():
     with pytest.raises(ScenarioError, match=r"no player 'nobody' .*known: karvia, lendor, miran"):
         load_scenario("summit", ["players.nobody.persona=hawk"])
     with pytest.raises(ScenarioError, match="no team 'ghosts'"):
-        load_scenario("strait_standoff", ["teams.ghosts={members: [brenn], leader: brenn}"])
+        load_scenario("strait_standoff", ["teams.ghosts.leader=brenn"])
+    # a seat given whole is a deliberate addition, not a typo
+    added = load_scenario("summit", ["players.nadir={persona: calm}"])
+    assert added.players["nadir"].persona == "calm"
     assert load_scenario("summit", ["players.karvia.persona=hawk"]).players["karvia"].persona == (
         "hawk"
     )
