@@ -6,6 +6,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,13 +36,6 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _say(exc: Exception) -> str:
-    """The one-line message of a known error; a refused path also says what to do."""
-    from wargraph.userfiles import explain_os_error
-
-    return explain_os_error(exc) if isinstance(exc, OSError) else str(exc)
-
-
 def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.models import ModelRefError
     from wargraph.records import RecordError
@@ -49,15 +43,6 @@ def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.scenario import ScenarioError
 
     return (ScenarioError, GameError, ModelRefError, RecordError, FileNotFoundError)
-
-
-def _say_which_file(scenario: str) -> None:
-    """A bare shipped name wins over a local file or folder of that name: say so when both exist."""
-    from wargraph.scenario import shadow_note
-
-    note = shadow_note(scenario)
-    if note:
-        err.print(f"[yellow]note:[/] {note}", highlight=False)
 
 
 def _context(model: str, role_model: list[str], seed: int, human: list[str]):
@@ -162,7 +147,6 @@ def play(
         overrides.append(f"diplomacy.max_year={max_year}")
     if negotiation_rounds is not None:
         overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
-    _say_which_file(scenario)
     try:
         ctx = _context(model, role_model, seed, human)
         with console.status(f"playing {scenario} on {model} ..."):
@@ -177,7 +161,7 @@ def play(
                 progress=_progress_printer(),
             )
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     _report(result)
 
 
@@ -202,7 +186,7 @@ def resume(
                 progress=_progress_printer(),
             )
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     _report(result)
 
 
@@ -221,6 +205,33 @@ def scenarios() -> None:
     console.print(table)
 
 
+class _Notes:
+    """Library notes (warnings.warn with ScenarioNote) shown as one `note:` line each; other
+    warnings keep Python's own display."""
+
+    def __init__(self) -> None:
+        self.default = warnings.showwarning
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:
+        from wargraph.scenario import ScenarioNote
+
+        if issubclass(category, ScenarioNote):
+            err.print(f"[yellow]note:[/] {message}", highlight=False)
+        else:
+            self.default(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _Notes()
+
+
+def _yaml_output(path: Path) -> Path:
+    """`prepare -o`: a .yaml file name, checked before the model is asked (a bare name without
+    .yaml would later play the shipped scenario of that name)."""
+    if path.is_dir() or path.suffix not in (".yaml", ".yml"):
+        raise typer.BadParameter(f"{path}: give a file name ending in .yaml")
+    return path
+
+
 @app.command()
 def validate(
     file: Annotated[str, typer.Argument(help="Scenario name or YAML path.")],
@@ -229,11 +240,10 @@ def validate(
     """Check a scenario file; a bad one gets one clear message per problem."""
     from wargraph.runner import check_scenario
 
-    _say_which_file(file)
     try:
         sc = check_scenario(file, set_)
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     console.print(
         f"[green]ok[/] {sc.title} ({sc.family}, {len(sc.roles)} seats, {sc.rounds} rounds)"
     )
@@ -248,33 +258,32 @@ def graph(
     from wargraph.runner import build_for
     from wargraph.scenario import load_scenario
 
-    _say_which_file(scenario)
     try:
         g = build_for(load_scenario(scenario, set_)).compile()
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     sys.stdout.write(g.get_graph(xray=True).draw_mermaid())
 
 
 @app.command()
 def prepare(
     prompt: Annotated[str, typer.Argument(help="A short description of the crisis to prepare.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Scenario YAML to write.")],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="Scenario YAML to write.", callback=_yaml_output),
+    ],
     model: Annotated[str, typer.Option()] = "embedded",
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
     """The control prepares a scenario (setting, players with personas, injects) from a prompt."""
     from wargraph.posthoc import prepare_scenario, write_scenario
 
-    if output.is_dir() or output.suffix not in (".yaml", ".yml"):
-        # checked before the model is asked; a bare name could later play a shipped scenario
-        fail(f"-o {output}: give a file name ending in .yaml for the scenario to write")
     try:
         with console.status("preparing the scenario ..."):
             data, source = prepare_scenario(prompt, model=model, seed=seed)
         write_scenario(data, output)
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     note = "" if source == "model" else " (the model's answer was unusable: the fallback was used)"
     console.print(f"[green]wrote[/] {output}{note}; play it with `wargraph play {output}`")
 
@@ -294,7 +303,7 @@ def ask(
         with console.status("asking the control ..."):
             answer = ask_record(load_record(record), question, options=option, model=model)
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     console.print(answer)
 
 
@@ -351,7 +360,7 @@ def replay(
                 phases=phases,
             )
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
     print_report(result, console)
 
 
@@ -372,7 +381,7 @@ def eval_waragent(
     try:
         fn(records, out)
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
 
 
 @eval_app.command("diplomacy")
@@ -399,7 +408,7 @@ def eval_diplomacy(
             for name, m in judged.items():
                 console.print(f"promises in {name}: betrayal rates {m['betrayal_rates']}")
     except _known_errors() as exc:
-        fail(_say(exc))
+        fail(str(exc))
 
 
 @app.command()

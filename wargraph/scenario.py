@@ -6,6 +6,7 @@ import importlib
 import importlib.resources
 import os
 import re
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -297,6 +298,9 @@ def resolve_path(name_or_path: str) -> Path:
     path = Path(name_or_path)
     shipped = shipped_scenarios()
     if not _looks_like_path(name_or_path) and name_or_path in shipped:
+        note = shadow_note(name_or_path)
+        if note:
+            warnings.warn(note, ScenarioNote, stacklevel=2)
         return shipped[name_or_path]
     if _looks_like_path(name_or_path) or os.path.lexists(path):
         if not path.exists():
@@ -306,6 +310,10 @@ def resolve_path(name_or_path: str) -> Path:
         f"{name_or_path}: no shipped scenario of that name and no such file "
         f"(shipped: {', '.join(sorted(shipped))})"
     )
+
+
+class ScenarioNote(UserWarning):
+    """Something the user should know about the file chosen (the CLI shows it as a note)."""
 
 
 def shadow_note(name_or_path: str) -> str | None:

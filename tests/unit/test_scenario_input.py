@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from typer.testing import CliRunner
 
 from wargraph import scenario as scenario_module
 from wargraph.cli import app, main
-from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
+from wargraph.scenario import ScenarioError, ScenarioNote, load_scenario, shipped_scenarios
 
 runner = CliRunner()
 
@@ -113,14 +115,23 @@ def test_a_local_folder_or_file_cannot_shadow_a_shipped_name(tmp_path, monkeypat
     (tmp_path / "summit").mkdir()
     other = yaml.safe_load(Path(shipped_scenarios()["azuristan_crimsonia"]).read_text())
     (tmp_path / "summit.yaml").write_text(yaml.safe_dump(other))
-    assert load_scenario("summit").title == "The Lake Vostra water summit"
+    with pytest.warns(ScenarioNote, match="the shipped scenario is used, not the local 'summit'"):
+        assert load_scenario("summit").title == "The Lake Vostra water summit"
     assert load_scenario("./summit.yaml").title == other["title"]
-    r = runner.invoke(app, ["validate", "summit"], env={"COLUMNS": "300"})
-    assert r.exit_code == 0, r.output
-    assert "the shipped scenario is used, not the local 'summit'" in r.output
-    assert "write ./summit" in r.output
-    r = runner.invoke(app, ["validate", "summit.yaml"])
-    assert r.exit_code == 0 and "shipped scenario is used" not in r.output
+    # as a user sees it: one note line on stderr, then the shipped scenario is validated
+    wargraph = Path(sys.executable).parent / "wargraph"
+    env = {**os.environ, "COLUMNS": "300"}
+    done = subprocess.run(
+        [wargraph, "validate", "summit"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "note: summit: the shipped scenario is used, not the local 'summit'" in done.stderr
+    assert "write ./summit" in done.stderr and "water summit" in done.stdout
+    done = subprocess.run(
+        [wargraph, "validate", "summit.yaml"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0 and "note:" not in done.stderr
+    assert other["title"] in done.stdout
 
 
 def run_main(args: list[str], monkeypatch, capsys) -> tuple[int, str]:
@@ -141,6 +152,7 @@ def test_refused_paths_say_what_to_do_instead_of_unexpected(tmp_path, monkeypatc
         (["validate", "folder"], "folder: is a folder, not a file"),
         (["ask", "/dev/zero", "why?", "--model", "scripted"], "/dev/zero: not a regular file"),
         (["prepare", "x", "-o", "folder", "--model", "scripted"], "ending in .yaml"),
+        (["prepare", "x", "-o", "summit", "--model", "scripted"], "ending in .yaml"),
         (
             ["prepare", "x", "-o", "afile/x.yaml", "--model", "scripted"],
             "afile: file exists (a file stands where a folder is needed; choose another path)",
