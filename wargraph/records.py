@@ -9,7 +9,6 @@ from typing import Any
 
 from wargraph.state import EVERYONE, Event
 from wargraph.trace import read_trace
-from wargraph.userfiles import UserFileError, read_regular
 
 RECORD_VERSION = 1
 MAX_RECORD_BYTES = 1 << 30  # read whole: /dev/zero named as a record must not be
@@ -112,6 +111,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         p = p / "record.json"
     if not p.exists():
         raise RecordError(f"{p}: no such record (expected a record.json or a folder holding one)")
+    from wargraph.userfiles import UserFileError, read_regular
+
     try:
         data = json.loads(read_regular(p, MAX_RECORD_BYTES).decode("utf-8"))
     except UserFileError as err:
