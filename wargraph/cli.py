@@ -317,13 +317,21 @@ def serve(
     state_dir: Annotated[
         Path | None, typer.Option(help="Server state (default ./.wargraph-server).")
     ] = None,
+    scenario: Annotated[
+        list[Path] | None,
+        typer.Option(help="A scenario file the facilitator may start by name (repeatable)."),
+    ] = None,
 ) -> None:
     """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
     try:
         module = importlib.import_module("wargraph.server.serve")
     except ModuleNotFoundError:
         fail("the server package is not installed")
-    raise typer.Exit(module.serve(host=host, port=port, config=config, state_dir=state_dir))
+    raise typer.Exit(
+        module.serve(
+            host=host, port=port, config=config, state_dir=state_dir, scenarios=scenario or []
+        )
+    )
 
 
 @app.command()

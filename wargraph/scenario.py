@@ -267,7 +267,7 @@ FAMILIES: dict[str, str] = {
     "flow": "wargraph.scenario:Scenario",
     "tabletop": "wargraph.worlds.tabletop:TabletopScenario",
     "waragent": "wargraph.worlds.waragent_game:WarAgentScenario",
-    "diplomacy": "wargraph.worlds.diplomacy_game:DiplomacyScenario",
+    "diplomacy": "wargraph.worlds.diplomacy.world:DiplomacyScenario",
 }
 
 

@@ -4,7 +4,8 @@ Each family module (`wargraph.graphs.<family>`) exports `graph`, built for its d
 and `build(scenario)`: a game graph has one agent node per seat, so another scenario may need
 another graph. langgraph-api calls a factory with the run's config (assistant config merged with
 the run's), so an assistant or a run selects a scenario with
-`config={"configurable": {"scenario": NAME | {inline scenario}, "overrides": {...}}}`;
+`config={"configurable": {"scenario": NAME | {inline scenario}, "overrides": {...}}}` (a name
+of a shipped or registered scenario, never a path: see `catalog`);
 with neither, the module's own `graph` is served. Thread reads use the thread's stored config, so
 they see the same graph as the runs of that thread.
 
@@ -23,8 +24,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from wargraph.scenario import ScenarioError, load_scenario
+from wargraph.scenario import ScenarioError
 from wargraph.server import FAMILIES
+from wargraph.server.catalog import open_scenario
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,10 @@ def _load(family: str) -> Any:
         if not hasattr(module, "graph") or not hasattr(module, "build"):
             raise AttributeError(f"wargraph.graphs.{family} must export `graph` and `build`")
     except Exception as exc:  # any import-time failure: this graph is off, the server stays up
-        _errors[family] = f"game family {family!r} is not available: {type(exc).__name__}: {exc}"
+        _errors[family] = (
+            f"game family {family!r} is not available ({type(exc).__name__}: {exc}); "
+            "reinstall wargraph, or leave this graph out of langgraph.json"
+        )
         log.warning(_errors[family])
         raise GraphUnavailable(_errors[family]) from None
     _modules[family] = module
@@ -87,7 +92,7 @@ def build_compiled(family: str, scenario: Any, overrides: dict[str, Any]) -> Any
         scenario = scenario or getattr(module, "DEFAULT_SCENARIO", None)
         if scenario is None:
             raise GraphUnavailable("configurable.scenario: this graph needs a scenario name")
-        sc = load_scenario(scenario, overrides or None)
+        sc = open_scenario(scenario, overrides)
         if sc.family != family:
             raise GraphUnavailable(
                 f"the scenario is of family {sc.family!r}; run it on the {sc.family!r} graph"
