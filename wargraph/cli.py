@@ -6,6 +6,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -208,6 +209,33 @@ def scenarios() -> None:
         console.print(f"[yellow]warning[/] {why}")
 
 
+class _Notes:
+    """Library notes (warnings.warn with ScenarioNote) shown as one `note:` line each; other
+    warnings keep Python's own display."""
+
+    def __init__(self) -> None:
+        self.default = warnings.showwarning
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:
+        from wargraph.scenario import ScenarioNote
+
+        if issubclass(category, ScenarioNote):
+            err.print(f"[yellow]note:[/] {message}", highlight=False)
+        else:
+            self.default(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _Notes()
+
+
+def _yaml_output(path: Path) -> Path:
+    """`prepare -o`: a .yaml file name, checked before the model is asked (a bare name without
+    .yaml would later play the shipped scenario of that name)."""
+    if path.is_dir() or path.suffix not in (".yaml", ".yml"):
+        raise typer.BadParameter(f"{path}: give a file name ending in .yaml")
+    return path
+
+
 @app.command()
 def validate(
     file: Annotated[str, typer.Argument(help="Scenario name or YAML path.")],
@@ -244,7 +272,10 @@ def graph(
 @app.command()
 def prepare(
     prompt: Annotated[str, typer.Argument(help="A short description of the crisis to prepare.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Scenario YAML to write.")],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="Scenario YAML to write.", callback=_yaml_output),
+    ],
     model: Annotated[str, typer.Option()] = "embedded",
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
@@ -282,7 +313,7 @@ def ask(
 
 @app.command()
 def serve(
-    port: Annotated[int, typer.Option()] = 2024,
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
     host: Annotated[
         str, typer.Option(help="Loopback only unless you put a proxy in front.")
     ] = "127.0.0.1",
@@ -422,6 +453,11 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("stopped; a game in progress resumes with `wargraph resume --thread ID`")
         raise SystemExit(130) from None
+    except OSError as exc:  # a path the system refused: which one and what to do, no log
+        from wargraph.userfiles import explain_os_error
+
+        err.print(f"[bold red]error:[/] {explain_os_error(exc)}", highlight=False)
+        raise SystemExit(2) from None
     except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
         import tempfile
         import traceback

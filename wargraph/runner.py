@@ -196,6 +196,8 @@ def play(
     if isinstance(scenario, Scenario) and overrides:
         sc = load_scenario(scenario, overrides)
     ctx = dataclasses.replace(context or GameContext())
+    sc.check_seats("--human", ctx.humans)
+    sc.check_seats("--role-model", ctx.role_models)
     thread_id = thread_id or uuid.uuid4().hex[:12]
     if out_dir is not None and ctx.trace_path is None:
         ctx.trace_path = str(Path(out_dir) / "trace.jsonl")

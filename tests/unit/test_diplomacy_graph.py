@@ -76,7 +76,7 @@ def test_scenario_seats_the_seven_powers_and_takes_cli_overrides():
 @pytest.mark.parametrize(
     "override, message",
     [
-        ("players.NARNIA.persona=x", "unknown ['NARNIA']"),
+        ("players.NARNIA={persona: x}", "unknown ['NARNIA']"),
         ("diplomacy.press=loud", "diplomacy.press"),
         ("diplomacy.max_year=1899", "diplomacy.max_year"),
         ("diplomacy.instructions.ATLANTIS=hi", "unknown power(s) ['ATLANTIS']"),
