@@ -6,6 +6,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -240,7 +241,7 @@ def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") ->
 
 @app.command()
 def scenarios() -> None:
-    """List the shipped scenarios."""
+    """List the shipped scenarios of every game family (plug-ins included)."""
     from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
 
     table = RichTable("name", "family", "title", "seats")
@@ -251,6 +252,37 @@ def scenarios() -> None:
         except (ScenarioError, ImportError) as exc:
             table.add_row(name, "?", f"[red]{str(exc)[:80]}[/]", "")
     console.print(table)
+    from wargraph.families import problems
+
+    for why in problems().values():  # plug-ins found but unusable: say so, list the rest
+        console.print(f"[yellow]warning[/] {why}")
+
+
+class _Notes:
+    """Library notes (warnings.warn with ScenarioNote) shown as one `note:` line each; other
+    warnings keep Python's own display."""
+
+    def __init__(self) -> None:
+        self.default = warnings.showwarning
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:
+        from wargraph.scenario import ScenarioNote
+
+        if issubclass(category, ScenarioNote):
+            err.print(f"[yellow]note:[/] {message}", highlight=False)
+        else:
+            self.default(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _Notes()
+
+
+def _yaml_output(path: Path) -> Path:
+    """`prepare -o`: a .yaml file name, checked before the model is asked (a bare name without
+    .yaml would later play the shipped scenario of that name)."""
+    if path.is_dir() or path.suffix not in (".yaml", ".yml"):
+        raise typer.BadParameter(f"{path}: give a file name ending in .yaml")
+    return path
 
 
 @app.command()
@@ -289,7 +321,10 @@ def graph(
 @app.command()
 def prepare(
     prompt: Annotated[str, typer.Argument(help="A short description of the crisis to prepare.")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Scenario YAML to write.")],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="Scenario YAML to write.", callback=_yaml_output),
+    ],
     model: Annotated[str, typer.Option()] = "embedded",
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
@@ -327,7 +362,7 @@ def ask(
 
 @app.command()
 def serve(
-    port: Annotated[int, typer.Option()] = 2024,
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
     host: Annotated[
         str, typer.Option(help="Loopback only unless you put a proxy in front.")
     ] = "127.0.0.1",
@@ -335,13 +370,21 @@ def serve(
     state_dir: Annotated[
         Path | None, typer.Option(help="Server state (default ./.wargraph-server).")
     ] = None,
+    scenario: Annotated[
+        list[Path] | None,
+        typer.Option(help="A scenario file the facilitator may start by name (repeatable)."),
+    ] = None,
 ) -> None:
     """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
     try:
         module = importlib.import_module("wargraph.server.serve")
     except ModuleNotFoundError:
         fail("the server package is not installed")
-    raise typer.Exit(module.serve(host=host, port=port, config=config, state_dir=state_dir))
+    raise typer.Exit(
+        module.serve(
+            host=host, port=port, config=config, state_dir=state_dir, scenarios=scenario or []
+        )
+    )
 
 
 @app.command()
@@ -490,6 +533,11 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("stopped; a game in progress resumes with `wargraph resume --thread ID`")
         raise SystemExit(130) from None
+    except OSError as exc:  # a path the system refused: which one and what to do, no log
+        from wargraph.userfiles import explain_os_error
+
+        err.print(f"[bold red]error:[/] {explain_os_error(exc)}", highlight=False)
+        raise SystemExit(2) from None
     except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
         import tempfile
         import traceback

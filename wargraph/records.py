@@ -11,6 +11,7 @@ from wargraph.state import EVERYONE, Event
 from wargraph.trace import failure, read_trace
 
 RECORD_VERSION = 1
+MAX_RECORD_BYTES = 1 << 30  # read whole: /dev/zero named as a record must not be
 
 
 class RecordError(ValueError):
@@ -112,8 +113,12 @@ def load_record(path: str | Path) -> dict[str, Any]:
         p = p / "record.json"
     if not p.exists():
         raise RecordError(f"{p}: no such record (expected a record.json or a folder holding one)")
+    from wargraph.userfiles import UserFileError, read_regular
+
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(p, MAX_RECORD_BYTES).decode("utf-8"))
+    except UserFileError as err:
+        raise RecordError(str(err)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise RecordError(f"{p}: not a valid record.json ({err})") from None
     if not isinstance(data, dict) or "events" not in data or "scenario" not in data:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import uuid
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -53,11 +52,13 @@ class PlayResult:
 
 
 def family_module(scenario: Scenario):
-    family = "crisis" if scenario.family == "crisis" else scenario.family
+    """The graph module of the scenario's family, from the registry (plug-ins included)."""
+    from wargraph import families
+
     try:
-        return importlib.import_module(f"wargraph.graphs.{family}")
-    except ModuleNotFoundError as err:
-        raise GameError(f"game family {family!r} is not available ({err})") from None
+        return families.graph_module(scenario.family)
+    except families.FamilyError as err:
+        raise GameError(str(err)) from None
 
 
 def build_for(scenario: Scenario) -> StateGraph:
@@ -157,6 +158,8 @@ def play(
     if isinstance(scenario, Scenario) and overrides:
         sc = load_scenario(scenario, overrides)
     ctx = dataclasses.replace(context or GameContext())
+    sc.check_seats("--human", ctx.humans)
+    sc.check_seats("--role-model", ctx.role_models)
     thread_id = thread_id or uuid.uuid4().hex[:12]
     if out_dir is not None:
         rundir.check(out_dir)  # before the lease or any model call: a bad folder fails at once

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.resources
+import os
+import re
+import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from wargraph.userfiles import UserFileError, read_regular
 
 Kind = Literal["ai", "human", "scripted"]
 MemoryPolicy = Literal["full", "last_round", "diary"]
@@ -16,6 +20,30 @@ MemoryPolicy = Literal["full", "last_round", "diary"]
 
 class ScenarioError(ValueError):
     """A scenario that cannot be loaded; the message names the file, the field and the fix."""
+
+
+# --- role names --------------------------------------------------------------------------------
+
+# Names end up in prompt headers, audiences, URLs and file names: keep them plain words.
+NAME_RULE = (
+    "1-40 characters: ASCII letters, digits, '_' or '-', words separated by single spaces, "
+    "starting with a letter"
+)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+)*")
+MAX_NAME = 40
+# Names the kernel gives a meaning of its own: the public audience, the setup's author, the
+# umpire and the Diplomacy/WarAgent secretary (the control seat alone may be named those two).
+RESERVED = frozenset({"everyone", "all", "scenario", "control", "secretary"})
+CONTROL_NAMES = frozenset({"control", "secretary"})
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot name a role or team, or None when it can."""
+    if not isinstance(name, str) or len(name) > MAX_NAME or not _NAME.fullmatch(name):
+        return f"{name!r} is not a valid name ({NAME_RULE})"
+    if name.casefold() in RESERVED:
+        return f"{name!r} is reserved (reserved: {', '.join(sorted(RESERVED))})"
+    return None
 
 
 class Role(BaseModel):
@@ -122,10 +150,7 @@ class Scenario(BaseModel):
             self.family = "flow"
         for i, q in enumerate(self.questions):
             q.id = q.id or f"q{i + 1}"
-        known_roles = set(self.players) | {self.control.name}
-        clash = set(self.teams) & known_roles
-        if clash:
-            raise ValueError(f"teams and players share the name(s) {sorted(clash)}")
+        self._check_names()  # also refuses a team named like a player or the control
         for tname, team in self.teams.items():
             team.name = tname
             for m in team.members:
@@ -138,6 +163,40 @@ class Scenario(BaseModel):
                 raise ValueError(f"teams.{tname}.leader: unknown player {team.leader!r}")
         self._check_team_cycles()
         return self
+
+    def _check_names(self) -> None:
+        if not self.players:
+            raise ValueError("players: a scenario needs at least one player (none are given)")
+        control = self.control.name
+        problem = name_problem(control)
+        if problem and control.casefold() not in CONTROL_NAMES:
+            raise ValueError(f"control.name: {problem}")
+        seen: dict[str, str] = {control.casefold(): "control"}
+        for section, names in (("players", self.players), ("teams", self.teams)):
+            for name in names:
+                problem = name_problem(name)
+                if problem:
+                    raise ValueError(f"{section}: {problem}")
+                other = seen.setdefault(name.casefold(), f"{section}.{name}")
+                if other != f"{section}.{name}":
+                    raise ValueError(f"{section}: {name!r} is also the name of {other}")
+        roles = set(self.players) | set(self.teams) | {control, "*"}
+        for i, inject in enumerate(self.injects):
+            unknown = [a for a in inject.audience if a not in roles]
+            if unknown:
+                raise ValueError(
+                    f"injects.{i}.audience: unknown role(s) {unknown} "
+                    f"(known: '*', {', '.join(sorted(roles - {'*'}))})"
+                )
+
+    def check_seats(self, option: str, names: Iterable[str]) -> None:
+        """Refuse seat names (from --human, --role-model ...) that are not roles of this game."""
+        unknown = [n for n in names if n not in self.roles]
+        if unknown:
+            raise ScenarioError(
+                f"{option} {unknown[0]!r}: no such role in this scenario "
+                f"(roles: {', '.join(self.roles)})"
+            )
 
     def _check_team_cycles(self) -> None:
         state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
@@ -200,46 +259,67 @@ class Scenario(BaseModel):
 
 # --- loading -----------------------------------------------------------------------------
 
-# family -> "module:Class"; imported lazily so the kernel does not import every game.
-FAMILIES: dict[str, str] = {
-    "crisis": "wargraph.scenario:Scenario",
-    "flow": "wargraph.scenario:Scenario",
-    "tabletop": "wargraph.worlds.tabletop:TabletopScenario",
-    "waragent": "wargraph.worlds.waragent_game:WarAgentScenario",
-    "diplomacy": "wargraph.worlds.diplomacy_game:DiplomacyScenario",
-}
-
 
 def scenario_class(family: str) -> type[Scenario]:
-    if family not in FAMILIES:
-        raise ScenarioError(f"family: unknown game family {family!r} (known: {sorted(FAMILIES)})")
-    module, _, cls = FAMILIES[family].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    """The scenario class of a family, from the registry (`wargraph/families.py`)."""
+    from wargraph import families
+
+    try:
+        return families.scenario_class(family)
+    except families.FamilyError as err:
+        raise ScenarioError(f"family: {err}") from None
 
 
 def shipped_scenarios() -> dict[str, Path]:
-    """Scenario files shipped in the package, by name."""
-    root = importlib.resources.files("wargraph.scenarios")
-    return {
-        Path(p.name).stem: Path(str(p))
-        for p in root.iterdir()
-        if p.name.endswith((".yaml", ".yml"))
-    }
+    """Scenario files shipped by every registered family (plug-ins included), by name."""
+    from wargraph import families
+
+    return families.shipped_scenarios()
+
+
+def _looks_like_path(name_or_path: str) -> bool:
+    return os.sep in name_or_path or "/" in name_or_path or name_or_path.endswith((".yaml", ".yml"))
 
 
 def resolve_path(name_or_path: str) -> Path:
+    """A path (it holds a `/` or ends in .yaml/.yml) is that file; a bare name is the shipped
+    scenario of that name, else a file of that name in the working folder."""
     path = Path(name_or_path)
-    if path.suffix in (".yaml", ".yml") or path.exists():
+    shipped = shipped_scenarios()
+    if not _looks_like_path(name_or_path) and name_or_path in shipped:
+        note = shadow_note(name_or_path)
+        if note:
+            warnings.warn(note, ScenarioNote, stacklevel=2)
+        return shipped[name_or_path]
+    if _looks_like_path(name_or_path) or os.path.lexists(path):
         if not path.exists():
             raise ScenarioError(f"{name_or_path}: no such scenario file")
         return path
-    shipped = shipped_scenarios()
-    if name_or_path not in shipped:
-        raise ScenarioError(
-            f"{name_or_path}: no shipped scenario of that name and no such file "
-            f"(shipped: {', '.join(sorted(shipped))})"
-        )
-    return shipped[name_or_path]
+    raise ScenarioError(
+        f"{name_or_path}: no shipped scenario of that name and no such file "
+        f"(shipped: {', '.join(sorted(shipped))})"
+    )
+
+
+class ScenarioNote(UserWarning):
+    """Something the user should know about the file chosen (the CLI shows it as a note)."""
+
+
+def shadow_note(name_or_path: str) -> str | None:
+    """When a bare shipped name also names a local file or folder, say which one is used."""
+    if _looks_like_path(name_or_path) or name_or_path not in shipped_scenarios():
+        return None
+    local = (name_or_path, f"{name_or_path}.yaml", f"{name_or_path}.yml")
+    found = next((c for c in local if os.path.lexists(c)), None)
+    if found is None:
+        return None
+    return (
+        f"{name_or_path}: the shipped scenario is used, not the local {found!r}; "
+        f"to use the local file write ./{found}"
+    )
+
+
+SEAT_SECTIONS = ("players", "teams")
 
 
 def parse_overrides(items: list[str] | dict[str, Any] | None) -> dict[str, Any]:
@@ -278,6 +358,13 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any], source: str
                 else:
                     node = node[int(part)]
             elif isinstance(node, dict):
+                if i == 1 and not last and parts[0] in SEAT_SECTIONS and part not in node:
+                    # a typo must not create a seat; a whole new seat is given whole
+                    raise ScenarioError(
+                        f"{source}: --set {dotted}: no {parts[0][:-1]} {part!r} in this "
+                        f"scenario (known: {', '.join(node) or 'none'}); to add one give it "
+                        f"whole, e.g. --set '{parts[0]}.{part}={{persona: ...}}'"
+                    )
                 if last:
                     node[part] = value
                 else:
@@ -312,12 +399,24 @@ def validate_data(data: Any, source: str = "<scenario>") -> Scenario:
         raise ScenarioError(_format_validation(source, err)) from None
 
 
+# Bounds on what a scenario file may be: the largest shipped one is ~12 kB.
+MAX_FILE_BYTES = 1_000_000
+# Aliases (`*a`) and merge keys (`<<: *a`) repeat content: a small file can expand to gigabytes.
+MAX_EXPANDED_VALUES = 200_000
+MAX_EXPANDED_CHARS = 4_000_000
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe loader that refuses a key given twice in one mapping (YAML would keep the last)."""
+    """A safe loader that refuses a key given twice in one mapping (YAML would keep the last)
+    and stops merge keys from multiplying entries without bound."""
+
+    merged_entries = 0
 
     def construct_mapping(self, node, deep=False):  # type: ignore[override]
         seen: set[Any] = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<:` entries may be overridden by the mapping's own keys
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, list | dict):
                 continue  # unhashable keys are refused later by validation
@@ -328,23 +427,73 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
+    def flatten_mapping(self, node) -> None:  # type: ignore[override]
+        super().flatten_mapping(node)
+        self.merged_entries += len(node.value)
+        if self.merged_entries > MAX_EXPANDED_VALUES:
+            raise _TooBig
+
+
+class _TooBig(Exception):
+    """The document expands beyond MAX_EXPANDED_VALUES / MAX_EXPANDED_CHARS."""
+
+
+def _check_expanded(data: Any) -> None:
+    """Walk the loaded document as it would be stored (aliases repeated), stopping at the cap."""
+    values = chars = 0
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        values += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            chars += len(item) if isinstance(item, str) else 8
+        if values > MAX_EXPANDED_VALUES or chars > MAX_EXPANDED_CHARS:
+            raise _TooBig
+
+
+def read_text(path: Path) -> str:
+    """A scenario file's text: a regular file of at most MAX_FILE_BYTES, in UTF-8."""
+    try:
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except UserFileError as err:
+        raise ScenarioError(str(err)) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+
 
 def read_data(name_or_path: str) -> tuple[dict[str, Any], str]:
     path = resolve_path(name_or_path)
+    return parse_yaml(read_text(path), str(path)), str(path)
+
+
+def parse_yaml(text: str, path: str) -> Any:
+    """YAML text to data, safely: no key given twice, expansion bounded, errors name `path`."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506
+        _check_expanded(data)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
         problem = getattr(err, "problem", None) or str(err)
         raise ScenarioError(f"{path}:{where} YAML syntax error: {problem}") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{path}: not a UTF-8 text file") from None
+    except _TooBig:
+        raise ScenarioError(
+            f"{path}: expands to more than {MAX_EXPANDED_VALUES:,} values or "
+            f"{MAX_EXPANDED_CHARS:,} characters (YAML aliases repeat content); write it out "
+            "without aliases or make it smaller"
+        ) from None
     except RecursionError:
         raise ScenarioError(f"{path}: the YAML is nested too deeply to be a scenario") from None
     except ValueError as err:  # e.g. an integer of thousands of digits
         raise ScenarioError(f"{path}: a value cannot be read ({str(err)[:200]})") from None
-    return data, str(path)
+    return data
 
 
 def load_scenario(

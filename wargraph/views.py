@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -53,13 +55,28 @@ def quote(text: str) -> str:
     return "\n".join("> " + line for line in lines)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+
+
+def header_field(value: Any) -> str:
+    """A name or kind in a header line: a plain word as it is, anything else as a JSON string,
+    so a space, newline, `]` or `,` in it cannot end the header or pose as another field."""
+    text = str(value)
+    return text if _PLAIN.fullmatch(text) else json.dumps(text)
+
+
 def render_events(events: list[Event], *, empty: str = "(nothing yet)") -> str:
     if not events:
         return empty
     blocks = []
     for e in events:
-        to = "" if EVERYONE in e["audience"] else f" to {', '.join(e['audience'])}"
-        head = f"[round {e['round']}, {e['kind']} from {e['author']}{to}]"
+        to = (
+            ""
+            if EVERYONE in e["audience"]
+            else " to " + ", ".join(map(header_field, e["audience"]))
+        )
+        kind, author = header_field(e["kind"]), header_field(e["author"])
+        head = f"[round {header_field(e['round'])}, {kind} from {author}{to}]"
         blocks.append(f"{head}\n{quote(e['text'])}")
     return "\n".join(blocks)
 

@@ -45,6 +45,7 @@ SCENARIOS = {
     "tabletop": ("haiwire", []),
     "waragent": ("wwi", ["rounds=2", "waragent.secretary.kind=ai"]),
     "diplomacy": ("diplomacy", ["diplomacy.max_year=1901", "diplomacy.negotiation_rounds=1"]),
+    "blotto": ("blotto", ["rounds=2"]),
 }
 # Private kinds each family must put a canary through, or the test proves nothing.
 PRIVATE_KINDS = {
@@ -53,6 +54,7 @@ PRIVATE_KINDS = {
     "tabletop": {"proposal", "brief"},  # the response team's proposals
     "waragent": {"action", "message", "verdict", "brief"},  # private messages and verdicts
     "diplomacy": {"message", "diary", "brief"},  # private press, each power's diary
+    "blotto": {"message", "summary", "brief"},  # one-to-one messages, private diaries
 }
 
 
@@ -169,8 +171,10 @@ def test_injections_stay_quoted_data_and_canaries_stay_private(
     events = record["events"]
     carriers: dict[str, list[dict]] = {}
     for ev in events:
-        for t in set(TOKEN.findall(ev["text"] + json.dumps(ev.get("data", {})))):
+        blob = ev["text"] + json.dumps(ev.get("data", {}))
+        for t in set(TOKEN.findall(blob)) | ({SECRET} if SECRET in blob else set()):
             carriers.setdefault(t, []).append(ev)
+    assert carriers.get(SECRET), "no event of the record carries the owner's secret"
     private_kinds = set()
     for e in trace:
         if is_post_game_analysis(e, control):
@@ -193,7 +197,6 @@ def test_injections_stay_quoted_data_and_canaries_stay_private(
                 private_kinds.add(ev["kind"])
     secret_seen = any(SECRET in user_of(e) for e in trace if e["role"] == owner)
     assert secret_seen, "the owner never saw its own secret: the canary proves nothing"
-    private_kinds.add("brief")  # the secret travels in the owner's private brief
     assert PRIVATE_KINDS.get(family.name, set()) <= private_kinds, private_kinds
 
     # 4. The record is still the game's: injected text is recorded as text, nothing else.

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from benchmarks import BENCHMARKS, common
-from benchmarks.common import Intervals, union_length, write_result
+from benchmarks.common import Intervals, target, union_length, write_result
 from wargraph.trace import read_trace
 
 
@@ -51,13 +51,33 @@ def test_overhead_quick_crisis_numbers_are_positive_and_consistent():
     )
     [tgt] = payload["targets"]
     assert tgt["value"] == pytest.approx(row["framework_ms_per_agent_step"], abs=1e-3)
-    assert tgt["status"] == ("met" if tgt["value"] < tgt["limit"] else "missed")
+    assert tgt["rule"] == "<" and tgt["status"] in ("met", "missed")
     assert payload["machine"]["cpu_count"] >= 1 and payload["machine"]["python"]
 
     with common.console.capture() as captured:
         overhead.show_tables(payload)
     text = captured.get()
     assert "Framework overhead" in text and "crisis" in text and tgt["status"] in text
+
+
+@pytest.mark.parametrize(
+    ("value", "rule", "limit", "status"),
+    [
+        (1.0, "<", 2.0, "met"),
+        (2.0, "<", 2.0, "missed"),  # the boundary: "<" is strict
+        (3.0, "<", 2.0, "missed"),
+        (2.0, "<=", 2.0, "met"),
+        (2.5, "<=", 2.0, "missed"),
+        (5.0, ">", 4.0, "met"),
+        (4.0, ">", 4.0, "missed"),
+        (4.0, ">=", 4.0, "met"),
+        (None, "<", 2.0, "not measured"),
+    ],
+)
+def test_a_target_status_follows_its_rule(value, rule, limit, status):
+    t = target("x", value, limit, rule=rule)
+    assert t["status"] == status
+    assert t["met"] is {"met": True, "missed": False, "not measured": None}[status]
 
 
 def test_results_are_written_as_json_with_the_machine(tmp_path):

@@ -23,7 +23,7 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.table import Table
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
-from wargraph.worlds import diplomacy_game as DG
+from wargraph.worlds.diplomacy import world as DG
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
 
@@ -76,7 +76,7 @@ def test_scenario_seats_the_seven_powers_and_takes_cli_overrides():
 @pytest.mark.parametrize(
     "override, message",
     [
-        ("players.NARNIA.persona=x", "unknown ['NARNIA']"),
+        ("players.NARNIA={persona: x}", "unknown ['NARNIA']"),
         ("diplomacy.press=loud", "diplomacy.press"),
         ("diplomacy.max_year=1899", "diplomacy.max_year"),
         ("diplomacy.instructions.ATLANTIS=hi", "unknown power(s) ['ATLANTIS']"),

@@ -297,7 +297,7 @@ def test_other_bad_tabletop_sections():
     missing = {k: v for k, v in HAIWIRE.items() if k != "tabletop"}
     bad(missing, "tabletop", "Field required")
     solo = {**copy.deepcopy(HAIWIRE), "players": {}, "teams": {}}
-    bad(solo, "players", "responder")
+    bad(solo, "players", "at least one player")
     bad({**copy.deepcopy(HAIWIRE), "injects": [{"round": 1, "text": "x"}]}, "tabletop.injects")
 
 
