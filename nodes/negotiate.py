@@ -26,7 +26,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     if exchange > exchanges:
         return {"world": {_counter(table): 0}}
     key = f"x{exchange}"
-    ids = {r: table.ask_id("message", r, key) for r in speakers}
+    ids = {r: table.ask_id(world.message_task, r, key) for r in speakers}
     missing = [r for r in speakers if ids[r] not in table.pending]
     if missing:
         return {

@@ -238,7 +238,7 @@ def test_public_press_and_limits_in_the_graph(tmp_path):
         per_round[key] = per_round.get(key, 0) + 1
     assert max(per_round.values()) == 1
     assert {e["data"]["negotiation_round"] for e in messages} <= {1, 2}
-    calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["task"] == "messages"]
+    calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["task"] == "message"]
     assert len(calls) == 14  # seven powers, two rounds
     assert "privately" not in calls[0]["messages"][-1]["content"]
     # the engine's saved game keeps the press (record.json holds it)
@@ -293,7 +293,7 @@ def test_private_messages_reach_only_their_two_powers(tmp_path):
     ctx = GameContext(model="scripted", seed=3, humans=["FRANCE"], trace_path=str(trace))
 
     def answer(payload):
-        if payload["task"] == "messages":
+        if payload["task"] == "message":
             return {"messages": [{"to": "ENGLAND", "text": f"Secret: {CANARY}"}]}
         if payload["task"] == "diary":
             return _diary_answer()
@@ -482,7 +482,7 @@ def test_retreats_and_adjustments_skip_talks_and_diaries(game_1902):
 def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     tmp, result = game_1902
     saved = result.values["world"]["diplomacy"]
-    score = next(e for e in result.values["events"] if e["phase"] == "score")
+    score = next(e for e in result.values["events"] if e["phase"] == "analyze")
     assert score["data"]["scores"] == game_score(saved, 1902)
     centres = W.phase_info(saved).centers
     for p in W.POWERS:  # nobody is eliminated by 1902 here: 2 + centres
@@ -563,7 +563,14 @@ def test_per_power_prompt_variant_and_instruction(tmp_path):
 
 def test_graph_exports_and_names_the_phases():
     nodes = set(D.graph.get_graph().nodes)
-    assert {"negotiate", "summarize", "order", "secretary_validate", "adjudicate", "score"} <= nodes
+    assert {
+        "negotiate",
+        "summarize",
+        "order",
+        "secretary_validate",
+        "adjudicate",
+        "analyze",
+    } <= nodes
     assert {f"agent_{p}" for p in W.POWERS} <= nodes
     with pytest.raises(ScenarioError, match="family"):
         D.build("azuristan_crimsonia")

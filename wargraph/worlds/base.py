@@ -68,6 +68,9 @@ class Check:
         return not self.reasons
 
 
+FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
+
+
 class World:
     """The narrative world (crisis, flows): players state plans, the control narrates, every
     proposal passes. Families subclass it and override the rules they change."""
@@ -77,6 +80,7 @@ class World:
     secretary_name: ClassVar[str] = "secretary"  # author of the secretary's verdicts
     # Everyone's messages go to this recipient; a world may use its engine's name for it.
     everyone: ClassVar[str] = "everyone"
+    message_task: ClassVar[str] = "message"  # the task name of a negotiation question
     order_task: ClassVar[str] = "plan"  # the task name of an order question (enters ask ids)
     give_up_status: ClassVar[str] = "dropped"  # a proposal's status after the give-up
     narrates: ClassVar[bool] = True  # the control narrates each round's outcome
@@ -147,7 +151,7 @@ class World:
     ) -> Question:
         limit = self.message_limit(table)
         return Question(
-            task="message",
+            task=self.message_task,
             system=self.system(table, speaker),
             context=table.view_text(speaker),
             question=render_prompt(
@@ -254,7 +258,7 @@ class World:
                 as_member=as_member,
             ),
             schema="plan",
-            fallback={"plan": "No new action this move; we keep our current posture and watch."},
+            fallback=FALLBACK_PLAN,
         )
 
     def combine_question(self, table: Table, team: str, proposals: dict[str, str]) -> Question:

@@ -454,7 +454,7 @@ class DiplomacyWorld(base.World):
         v = table.variant(speaker)
         others = [r for r in recipients if r != W.GLOBAL]
         return Question(
-            task="message",
+            task=self.message_task,
             system=self.system(table, speaker),
             context=table.view_text(speaker),
             question=render_prompt(
@@ -503,7 +503,7 @@ class DiplomacyWorld(base.World):
     def diary_questions(self, table: Table, writer: str) -> list[tuple[str, Question]]:
         cfg = _dip(table).diplomacy
         info = W.phase_info(_saved(table))
-        seen = table.view(writer)
+        seen = table.view(writer, policy="full")  # its own diary, whatever the policy
         v = table.variant(writer)
         others = [o for o in W.POWERS if o != writer]
         diary = Question(
@@ -573,7 +573,7 @@ class DiplomacyWorld(base.World):
         events: list[Event] = []
         digest = answers.get("digest")
         if digest:
-            entries = _undigested(table.view(writer), writer, info.year)
+            entries = _undigested(table.view(writer, policy="full"), writer, info.year)
             events.append(
                 make_event(
                     round=table.round,
