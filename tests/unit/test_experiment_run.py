@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import wargraph.runner as runner
+import wargraph.store as store
 from wargraph.cli import app
 from wargraph.evals import stats
 from wargraph.evals.experiment import (
@@ -114,7 +114,7 @@ def test_games_opening_a_new_store_together_wait_their_turn(tmp_path, monkeypatc
         return conn
 
     monkeypatch.setattr(
-        runner, "sqlite3", types.SimpleNamespace(**{**vars(sqlite3), "connect": connect})
+        store, "sqlite3", types.SimpleNamespace(**{**vars(sqlite3), "connect": connect})
     )
 
     def release() -> None:
