@@ -113,7 +113,7 @@ def test_games_opening_a_new_store_together_wait_their_turn(tmp_path, monkeypatc
         opened.set()  # a game has the file open: it now meets the lock
         return conn
 
-    monkeypatch.setattr(  # the store module opens every SQLite file
+    monkeypatch.setattr(
         store, "sqlite3", types.SimpleNamespace(**{**vars(sqlite3), "connect": connect})
     )
 
