@@ -10,6 +10,7 @@ noisy neighbour better than absolute numbers do.
 3. `local_model`    the embedded model's speed and its KV-cache reuse for shared prefixes
 4. `concurrency`    N games at once against an OpenAI-compatible server on loopback
 5. `storage`        SQLite checkpoint bytes per round and per game; time to resume
+6. `free_text`      one-text-field answers: plain text vs JSON under a grammar, per-call speed
 """
 
 from __future__ import annotations
@@ -21,4 +22,4 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 
-BENCHMARKS = ("overhead", "prompt_growth", "local_model", "concurrency", "storage")
+BENCHMARKS = ("overhead", "prompt_growth", "local_model", "concurrency", "storage", "free_text")

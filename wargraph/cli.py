@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,9 +13,16 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table as RichTable
 
+from wargraph.faults import (
+    DEFAULT_MAX_FAULTS,
+    EXIT_MODEL_UNAVAILABLE,
+    ModelUnavailable,
+    summary_text,
+)
+from wargraph.langsmith_env import offline_unless_keyed
+
 # Offline by default: nothing may try to reach LangSmith unless a key is set.
-if not os.environ.get("LANGSMITH_API_KEY"):
-    os.environ.setdefault("LANGSMITH_TRACING", "false")
+offline_unless_keyed(say=lambda line: print(f"note: {line}", file=sys.stderr))
 
 app = typer.Typer(
     help="Wargames and negotiation games played by language models and people, on LangGraph.",
@@ -41,10 +47,17 @@ def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.runner import GameError
     from wargraph.scenario import ScenarioError
 
-    return (ScenarioError, GameError, ModelRefError, RecordError, FileNotFoundError)
+    return (
+        ScenarioError,
+        GameError,
+        ModelRefError,
+        RecordError,
+        FileNotFoundError,
+        ModelUnavailable,
+    )
 
 
-def _context(model: str, role_model: list[str], seed: int, human: list[str]):
+def _context(model: str, role_model: list[str], seed: int, human: list[str], max_faults: int):
     from wargraph.context import GameContext
     from wargraph.models import parse_model_ref
 
@@ -56,7 +69,17 @@ def _context(model: str, role_model: list[str], seed: int, human: list[str]):
             fail(f"--role-model {item!r}: expected ROLE=MODEL, e.g. control=openai:gpt-4o-mini")
         parse_model_ref(ref)
         per_role[role] = ref
-    return GameContext(model=model, role_models=per_role, seed=seed, humans=list(human))
+    if max_faults < 1:
+        fail(f"--max-faults {max_faults}: expected 1 or more")
+    return GameContext(
+        model=model, role_models=per_role, seed=seed, humans=list(human), max_faults=max_faults
+    )
+
+
+def _stopped(exc: ModelUnavailable) -> None:
+    """The model cannot answer: the game stops, saved; say so, sum up, exit non-zero."""
+    console.print(summary_text(exc.trace_path, exc.thread_id), highlight=False)
+    fail(str(exc), EXIT_MODEL_UNAVAILABLE)
 
 
 def terminal_human(payload: dict[str, Any]) -> Any:
@@ -109,6 +132,8 @@ def _report(result) -> None:
     else:
         console.print(f"[green]Game over[/] after round {result.values.get('round')}.")
     if result.out_dir:
+        trace = result.out_dir / "trace.jsonl"
+        console.print(summary_text(trace, result.thread_id), highlight=False)
         console.print(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
     console.print(f"thread: {result.thread_id}")
 
@@ -135,6 +160,9 @@ def play(
     negotiation_rounds: Annotated[
         int | None, typer.Option(help="Diplomacy: negotiation rounds.")
     ] = None,
+    max_faults: Annotated[
+        int, typer.Option(help="Failed model calls in a row before the game stops (resumable).")
+    ] = DEFAULT_MAX_FAULTS,
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model)."""
     from wargraph.runner import play as run_play
@@ -147,7 +175,7 @@ def play(
     if negotiation_rounds is not None:
         overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
     try:
-        ctx = _context(model, role_model, seed, human)
+        ctx = _context(model, role_model, seed, human, max_faults)
         with console.status(f"playing {scenario} on {model} ..."):
             result = run_play(
                 scenario,
@@ -156,9 +184,11 @@ def play(
                 db=db,
                 thread_id=thread,
                 out_dir=out,
-                human_io=terminal_human if human else None,
+                human_io=terminal_human,  # asked only when a person's seat or a review waits
                 progress=_progress_printer(),
             )
+    except ModelUnavailable as exc:
+        _stopped(exc)
     except _known_errors() as exc:
         fail(str(exc))
     _report(result)
@@ -171,19 +201,19 @@ def resume(
     out: Annotated[Path, typer.Option()] = Path("runs/latest"),
 ) -> None:
     """Continue a stored game from its last checkpoint."""
-    from wargraph.runner import load_run
     from wargraph.runner import resume as run_resume
 
     try:
-        _, ctx = load_run(db, thread)
         with console.status(f"resuming {thread} ..."):
             result = run_resume(
                 db=db,
                 thread_id=thread,
                 out_dir=out,
-                human_io=terminal_human if ctx.humans else None,
+                human_io=terminal_human,
                 progress=_progress_printer(),
             )
+    except ModelUnavailable as exc:
+        _stopped(exc)
     except _known_errors() as exc:
         fail(str(exc))
     _report(result)
@@ -253,7 +283,9 @@ def prepare(
         write_scenario(data, output)
     except _known_errors() as exc:
         fail(str(exc))
-    note = "" if source == "model" else " (the model's answer was unusable: the fallback was used)"
+    note = (
+        " (the model's answer was unusable: the fallback was used)" if source == "fallback" else ""
+    )
     console.print(f"[green]wrote[/] {output}{note}; play it with `wargraph play {output}`")
 
 
