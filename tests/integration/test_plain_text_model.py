@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from wargraph.context import GameContext
 from wargraph.models import embedded_model_path
@@ -48,13 +49,26 @@ def test_an_embedded_crisis_stores_no_json_wrapper_text(tmp_path):
 
 
 def test_a_missing_model_file_stops_and_the_game_resumes_once_it_is_there(tmp_path):
+    # one player and the umpire, short answers: two small calls once the model is there
+    scenario = tmp_path / "drill.yaml"
+    scenario.write_text(
+        yaml.safe_dump(
+            {
+                "title": "Fault drill",
+                "setting": "Two neighbours argue over a river.",
+                "rounds": 1,
+                "players": {"upriver": {"persona": "A cautious leader.", "max_tokens": 24}},
+                "control": {"max_tokens": 24},
+                "questions": [],
+            }
+        )
+    )
     model = tmp_path / "model.gguf"
     base = [sys.executable, "-m", "wargraph.cli"]
     where = ["--db", str(tmp_path / "g.sqlite"), "--out", str(tmp_path / "out")]
     env = {**os.environ, "LANGSMITH_TRACING": "false"}
     first = subprocess.run(
-        [*base, "play", "azuristan_crimsonia", "--model", f"gguf:{model}", "--rounds", "1"]
-        + ["--set", "questions=[]", "--thread", "later", *where],
+        [*base, "play", str(scenario), "--model", f"gguf:{model}", "--thread", "later", *where],
         capture_output=True,
         text=True,
         env=env,
