@@ -13,16 +13,19 @@ from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
 from wargraph.nodes.order import order
 from wargraph.scenario import Scenario, load_scenario
+from wargraph.worlds.base import NarrativeWorld
 
 DEFAULT_SCENARIO = "azuristan_crimsonia"
 
 
 def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
-    """The graph for this scenario's seats: inject -> order -> adjudicate, each move; then analyze."""
+    """inject -> order -> adjudicate each move, in a narrative world; then analyze."""
     sc = load_scenario(scenario)
     return build_game(
         {"inject": inject, "order": order, "adjudicate": adjudicate},
         roster=list(sc.roles),
+        world=NarrativeWorld(),
+        scenario=sc,
         end={"analyze": analyze},
     )
 

@@ -1,8 +1,8 @@
-"""Compose a game from the phase library: a scenario's `flow.phases` become the spine of a round."""
+"""Compose a game from the phase library: a scenario's `flow.phases` become the spine of a round,
+in any order and under any node name (`{talks: negotiate}` mounts `negotiate` as `talks`)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from langgraph.graph import StateGraph
@@ -13,36 +13,46 @@ from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
 from wargraph.nodes.negotiate import negotiate
 from wargraph.nodes.order import order
+from wargraph.nodes.secretary_validate import secretary_validate
 from wargraph.nodes.summarize import summarize
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
+from wargraph.worlds.base import NarrativeWorld
 
 DEFAULT_SCENARIO = "summit"
 
+LIBRARY: dict[str, Phase] = {
+    "inject": inject,
+    "negotiate": negotiate,
+    "summarize": summarize,
+    "order": order,
+    "secretary_validate": secretary_validate,
+    "adjudicate": adjudicate,
+    "analyze": analyze,
+}
 
-def library(scenario: Scenario) -> dict[str, Phase]:
-    """The phases a flow may name; options come from the scenario's `flow` section."""
-    exchanges = scenario.flow.exchanges if scenario.flow else 1
-    return {
-        "inject": inject,
-        "negotiate": partial(negotiate, exchanges=exchanges),
-        "summarize": summarize,
-        "order": order,
-        "adjudicate": adjudicate,
-    }
+
+def mounted(scenario: Scenario) -> dict[str, Phase]:
+    """`flow.phases` as {node name: library phase}; a clear error for unknown or repeated ones."""
+    if scenario.flow is None:
+        raise ScenarioError("flow: this scenario declares no flow (phases, rounds)")
+    spine: dict[str, Phase] = {}
+    for entry in scenario.flow.phases:
+        name, kind = (entry, entry) if isinstance(entry, str) else next(iter(entry.items()))
+        if kind not in LIBRARY:
+            raise ScenarioError(
+                f"flow.phases: unknown phase(s) [{kind!r}] (known: {sorted(LIBRARY)})"
+            )
+        if name in spine or name in ("setup", "analyze") and kind != name:
+            raise ScenarioError(f"flow.phases: the node name {name!r} is used twice")
+        spine[name] = LIBRARY[kind]
+    return spine
 
 
 def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
     sc = load_scenario(scenario)
-    if sc.flow is None:
-        raise ScenarioError("flow: this scenario declares no flow (phases, rounds)")
-    phases = library(sc)
-    unknown = [p for p in sc.flow.phases if p not in phases]
-    if unknown:
-        raise ScenarioError(f"flow.phases: unknown phase(s) {unknown} (known: {sorted(phases)})")
-    if len(set(sc.flow.phases)) != len(sc.flow.phases):
-        raise ScenarioError("flow.phases: a phase may appear once per round")
-    spine = {p: phases[p] for p in sc.flow.phases}
-    return build_game(spine, roster=list(sc.roles), end={"analyze": analyze})
+    spine = mounted(sc)
+    end = {} if "analyze" in spine else {"analyze": analyze}
+    return build_game(spine, roster=list(sc.roles), world=NarrativeWorld(), scenario=sc, end=end)
 
 
 builder = build()

@@ -1,65 +1,36 @@
-"""`adjudicate`: the control weaves this move's plans into what happens next (a narration for all)."""
+"""`adjudicate`: the world resolves the round's proposals. Where an umpire narrates (the control
+of a narrative world), it is asked first and its narration (reviewable by a person) is part of
+the resolution; rule worlds resolve by code."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.prompts import render_prompt
-from wargraph.state import CLEAR, GameState, make_event
+from wargraph.nodes.seats import asks
+from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
 
-
-def narrate(
-    table: Table,
-    *,
-    task: str = "adjudicate",
-    system: str = "control_system",
-    question: str = "adjudicate_question",
-    variables: dict[str, Any] | None = None,
-    fallback: str | None = None,
-    data: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Ask the control for a narrative (reviewable by a human umpire), then record it for all.
-
-    Families reuse this with their own prompt templates and variables."""
-    s = table.scenario
-    control = s.control.name
-    phase = table.state.get("phase", "adjudicate")
-    decision = table.pending.get(f"r{table.round}.{phase}.{task}.{control}")
-    if decision is None:
-        variant = table.variant(control)
-        nature = render_prompt("nature_clause", variant) if s.nature else ""
-        values = {
-            "round": table.round,
-            "rounds": s.rounds,
-            "timestep": s.timestep,
-            "nature": nature,
-        }
-        ask = table.ask(
-            control,
-            task,
-            system=render_prompt(system, variant),
-            context=table.view_text(control),
-            question=render_prompt(question, variant, **{**values, **(variables or {})}),
-            schema="adjudication",
-            fallback={
-                "narrative": fallback
-                or f"The {s.timestep} passes; no side achieves a decisive change."
-            },
-            reviewable=True,
-        )
-        return {"asks": [ask]}
-    narration = make_event(
-        round=table.round,
-        phase=phase,
-        kind="narration",
-        author=control,
-        text=decision["value"]["narrative"],
-        data={"source": decision["source"], **(data or {})},
-    )
-    return {"events": [narration], "pending": {CLEAR: True}}
+# What a round leaves in `world` for the next: emptied once the round is resolved.
+ROUND_KEYS = ("proposals", "sources", "attempts", "status", "trail", "notes")
 
 
+def _narrator(scenario: Any, world: Any) -> list[str]:
+    return [scenario.control.name] if world.narrates else []
+
+
+@asks(_narrator)
 def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
-    return narrate(table)
+    world = table.world
+    proposals = dict((table.state.get("world") or {}).get("proposals") or {})
+    narration = None
+    if world.narrates:
+        control = table.scenario.control.name
+        narration = table.pending.get(table.ask_id(world.narration_task, control))
+        if narration is None:
+            q = world.narration_question(table, proposals)
+            return {"asks": [table.ask_question(control, q)]}
+    update = dict(world.resolve(table, proposals, narration))
+    update["world"] = {**{k: {} for k in ROUND_KEYS}, **(update.get("world") or {})}
+    update["pending"] = {CLEAR: True}
+    return update

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
+from wargraph.deciders import Ask
+from wargraph.nodes.seats import asks, control
 from wargraph.prompts import render_prompt
 from wargraph.scenario import Question
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
-from wargraph.views import render_events
 
 
-def question_ask(table: Table, q: Question, *, role: str, context: str):
+def question_ask(table: Table, q: Question, *, role: str, context: str) -> Ask:
     options = (
         "Choose one of: " + "; ".join(q.options) + '; or "undetermined" if the record does not say.'
         if q.options
@@ -35,20 +36,33 @@ def question_ask(table: Table, q: Question, *, role: str, context: str):
     )
 
 
+def _questioned(scenario: Any, world: Any) -> list[str]:
+    return control(scenario, world) if scenario.questions else []
+
+
+@asks(_questioned)
 def analyze(state: GameState, table: Table) -> dict[str, Any]:
+    """The world's debrief first (e.g. scores), then the scenario's questions to the control."""
     s = table.scenario
-    control = s.control.name
+    who = s.control.name
+    debrief_done = any(e["phase"] == table.phase for e in table.events)
+    debrief = {} if debrief_done else table.world.debrief(table)
     if not s.questions:
-        return {}
-    ids = {q.id: f"r{table.round}.analyze.question.{control}.{q.id}" for q in s.questions}
+        return debrief
+    ids = {q.id: table.ask_id("question", who, q.id) for q in s.questions}
     if any(i not in table.pending for i in ids.values()):
-        record = render_events(table.events)  # the control sees the whole record after the game
+        # the control sees the whole record after the game, the debrief included
+        after = {**table.state, "events": table.events + list(debrief.get("events") or [])}
+        record = Table(table.scenario, table.context, after, table.world).view_text(
+            who, policy="record"
+        )
         return {
+            **debrief,
             "asks": [
-                question_ask(table, q, role=control, context=record)
+                question_ask(table, q, role=who, context=record)
                 for q in s.questions
                 if ids[q.id] not in table.pending
-            ]
+            ],
         }
     events = []
     for q in s.questions:
@@ -58,9 +72,9 @@ def analyze(state: GameState, table: Table) -> dict[str, Any]:
         events.append(
             make_event(
                 round=table.round,
-                phase="analyze",
+                phase=table.phase,
                 kind="answer",
-                author=control,
+                author=who,
                 text=f"{q.text}\n{text}",
                 data={"question": q.id, **v, "source": d["source"]},
                 key=q.id,

@@ -1,77 +1,89 @@
-"""`negotiate`: every actor sends messages at once (public or to one seat), for several exchanges."""
+"""`negotiate`: every negotiator sends messages at once (to everyone or to one seat), for the
+world's number of exchanges; the world's press rules decide what is delivered."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.prompts import render_prompt
-from wargraph.state import CLEAR, GameState, make_event
+from wargraph.nodes.seats import asks, players
+from wargraph.state import CLEAR, EVERYONE, Event, GameState, make_event
 from wargraph.table import Table
-
-EXCHANGES_KEY = "negotiation_exchange"
-
-
-def negotiators(table: Table) -> list[str]:
-    """Players on no team speak for themselves; a team speaks through its leader."""
-    s = table.scenario
-    return [a if a in s.players else s.teams[a].leader for a in s.actors]
+from wargraph.worlds.base import NEGOTIATE
 
 
-def negotiate(
-    state: GameState, table: Table, *, exchanges: int = 1, limit: int = 2
-) -> dict[str, Any]:
-    speakers = negotiators(table)
-    exchange = int(table.state.get("world", {}).get(EXCHANGES_KEY, 0)) + 1
+def _counter(table: Table) -> str:
+    # per mounted name, so two negotiation phases in one round keep their own count
+    return f"{table.phase}_exchange"
+
+
+@asks(players, loops=True)
+def negotiate(state: GameState, table: Table) -> dict[str, Any]:
+    world = table.world
+    speakers = world.actors(table, NEGOTIATE)
+    exchanges = world.exchanges(table) if speakers else 0
+    exchange = int(table.state.get("world", {}).get(_counter(table), 0)) + 1
     if exchange > exchanges:
-        return {"world": {EXCHANGES_KEY: 0}}
-    ids = {r: f"r{table.round}.negotiate.message.{r}.x{exchange}" for r in speakers}
-    if any(i not in table.pending for i in ids.values()):
+        return {"world": {_counter(table): 0}}
+    key = f"x{exchange}"
+    ids = {r: table.ask_id(world.message_task, r, key) for r in speakers}
+    missing = [r for r in speakers if ids[r] not in table.pending]
+    if missing:
         return {
             "asks": [
-                table.ask(
+                table.ask_question(
                     r,
-                    "message",
-                    key=f"x{exchange}",
-                    system=render_prompt("player_system", table.variant(r)),
-                    context=table.view_text(r),
-                    question=render_prompt(
-                        "negotiate_question",
-                        table.variant(r),
-                        round=table.round,
-                        exchange=exchange,
-                        exchanges=exchanges,
-                        limit=limit,
-                        recipients=", ".join(x for x in speakers if x != r),
+                    world.message_question(
+                        table, r, exchange, world.recipients(table, r, speakers)
                     ),
-                    schema="messages",
-                    schema_args={"recipients": [x for x in speakers if x != r], "limit": limit},
-                    fallback={"messages": []},
+                    key=key,
                 )
-                for r in speakers
-                if ids[r] not in table.pending
+                for r in missing
             ]
         }
-    events = []
+    events: list[Event] = []
+    sent: list[tuple[str, str, str]] = []
     for r in speakers:
-        for n, msg in enumerate(table.pending[ids[r]]["value"]["messages"]):
-            to = msg["to"]
-            audience = ["*"] if to == "everyone" else [r, to]
+        decision = table.pending[ids[r]]
+        ok, refused = world.accept_messages(table, r, list(decision["value"].get("messages") or []))
+        for n, (to, text) in enumerate(ok):
             events.append(
                 make_event(
                     round=table.round,
-                    phase="negotiate",
+                    phase=table.phase,
                     kind="message",
                     author=r,
-                    text=msg["text"],
-                    audience=audience,
-                    key=f"x{exchange}.{n}",
+                    text=text,
+                    audience=[EVERYONE] if to == world.everyone else [r, to],
+                    data={
+                        "to": to,
+                        "exchange": exchange,
+                        "source": decision["source"],
+                        **world.message_data(table, exchange),
+                    },
+                    key=f"{key}.{n}",
                 )
             )
+            sent.append((r, to, text))
+        for n, (to, text, reason) in enumerate(refused):
+            events.append(_refused(table, r, to, text, reason, f"{key}.{n}"))
     # Another exchange follows (or the phase ends on re-entry) after the answers are recorded.
     return {
         "events": events,
         "pending": {CLEAR: True},
-        "world": {EXCHANGES_KEY: exchange},
-        "next": "negotiate",
+        "world": {_counter(table): exchange, **table.world.delivered(table, sent)},
+        "next": table.phase,
     }
+
+
+def _refused(table: Table, sender: str, to: str, text: str, reason: str, key: str) -> Event:
+    return make_event(
+        round=table.round,
+        phase=table.phase,
+        kind="verdict",
+        author=table.world.secretary_name,
+        text=f"Your message to {to or '?'} was not delivered: {reason}.",
+        audience=[sender],
+        data={"refused_message": {"to": to, "text": text}, "reason": reason},
+        key=f"{sender}.{key}",
+    )

@@ -1,149 +1,90 @@
-"""`order`: every actor states its move at once; teams' members propose and leaders combine,
-innermost teams first. Plans go to the actor and the control only, unless the scenario makes
-them public."""
+"""`order`: every actor states its move at once, on its own view. A team's members propose and
+its leader combines, innermost teams first. The world says what is asked and what an answer
+proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.deciders import Ask
-from wargraph.prompts import render_prompt
-from wargraph.state import CLEAR, GameState, make_event
+from wargraph.nodes.seats import asks, players
+from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
-from wargraph.views import quote
+from wargraph.worlds.base import ORDER
 
-FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
+Seat = tuple[str, str | None]  # (who answers, the team it proposes for)
 
 
-def _plan_ask(table: Table, role: str, team: str | None) -> Ask:
+def _seats(table: Table, actors: list[str]) -> list[Seat]:
     s = table.scenario
-    as_member = f"You are a member of {team}; propose what {team} should do. " if team else ""
-    return table.ask(
-        role,
-        "plan",
-        key=team or "",
-        system=render_prompt("player_system", table.variant(role)),
-        context=table.view_text(role),
-        question=render_prompt(
-            "plan_question",
-            table.variant(role),
-            round=table.round,
-            rounds=s.rounds,
-            timestep=s.timestep,
-            as_member=as_member,
-        ),
-        schema="plan",
-        fallback=FALLBACK_PLAN,
-    )
-
-
-def _combine_ask(table: Table, team: str, proposals: dict[str, str]) -> Ask:
-    leader = table.scenario.teams[team].leader
-    # every line quoted: a multi-line proposal must not put unquoted text in the leader's prompt
-    quoted = "\n".join(f"[{who}]\n{quote(text)}" for who, text in proposals.items())
-    return table.ask(
-        leader,
-        "combine",
-        key=team,
-        system=render_prompt("player_system", table.variant(leader)),
-        context=table.view_text(leader),
-        question=render_prompt(
-            "combine_question",
-            table.variant(leader),
-            team=team,
-            timestep=table.scenario.timestep,
-            proposals=quoted,
-        ),
-        schema="plan",
-        fallback={"plan": next(iter(proposals.values()), FALLBACK_PLAN["plan"])},
-    )
-
-
-def _phase(table: Table) -> str:
-    """Ids follow the phase this node runs as, so a family may name it `respond` or `order`."""
-    return table.state.get("phase") or "order"
+    seats: list[Seat] = [(a, None) for a in actors if a not in s.teams]
+    for tname, team in s.teams.items():
+        seats += [(m, tname) for m in team.members if m in s.players]
+    return seats
 
 
 def _plan_id(table: Table, role: str, team: str | None) -> str:
-    return f"r{table.round}.{_phase(table)}.plan.{role}" + (f".{team}" if team else "")
+    return table.ask_id(table.world.order_task, role, team or "")
 
 
 def _combine_id(table: Table, team: str) -> str:
-    return f"r{table.round}.{_phase(table)}.combine.{table.scenario.teams[team].leader}.{team}"
+    return table.ask_id("combine", table.scenario.teams[team].leader, team)
 
 
-def team_plan(table: Table, team: str) -> str | None:
-    value = table.answer(_combine_id(table, team))
-    return value["plan"] if value else None
+def _answer_text(table: Table, ask_id: str) -> str | None:
+    value = table.answer(ask_id)
+    return None if value is None else str(table.world.proposal(table, "", value))
 
 
+@asks(players)
 def order(state: GameState, table: Table) -> dict[str, Any]:
-    s = table.scenario
-    players_for = [(p, None) for p in s.actors if p in s.players]
-    for tname, team in s.teams.items():
-        players_for += [(m, tname) for m in team.members if m in s.players]
-    missing = [(r, t) for r, t in players_for if table.answer(_plan_id(table, r, t)) is None]
+    world, s = table.world, table.scenario
+    actors = world.actors(table, ORDER)
+    seats = _seats(table, actors)
+    missing = [(r, t) for r, t in seats if table.answer(_plan_id(table, r, t)) is None]
     if missing:
-        return {"asks": [_plan_ask(table, r, t) for r, t in missing]}
+        return {
+            "asks": [
+                table.ask_question(r, world.order_question(table, r, team=t), key=t or "")
+                for r, t in missing
+            ]
+        }
 
     # Teams combine bottom-up: a team is asked once all of its sub-teams have their plans.
     for depth in range(max((s.team_depth(t) for t in s.teams), default=-1) + 1):
-        asks = []
+        combine = []
         for tname, team in s.teams.items():
-            if s.team_depth(tname) != depth or team_plan(table, tname) is not None:
+            if s.team_depth(tname) != depth or table.answer(_combine_id(table, tname)) is not None:
                 continue
-            proposals = {}
-            for m in team.members:
-                if m in s.players:
-                    proposals[m] = table.answer(_plan_id(table, m, tname))["plan"]
-                else:
-                    proposals[m] = team_plan(table, m) or ""
-            asks.append(_combine_ask(table, tname, proposals))
-        if asks:
-            return {"asks": asks}
+            proposals = {
+                m: (
+                    _answer_text(table, _plan_id(table, m, tname))
+                    if m in s.players
+                    else _answer_text(table, _combine_id(table, m))
+                )
+                or ""
+                for m in team.members
+            }
+            q = world.combine_question(table, tname, proposals)
+            combine.append(table.ask_question(team.leader, q, key=tname))
+        if combine:
+            return {"asks": combine}
 
-    return {"events": _plan_events(table, players_for), "pending": {CLEAR: True}}
-
-
-def _plan_events(table: Table, players_for: list[tuple[str, str | None]]) -> list:
-    s = table.scenario
+    answered: list[tuple[str, str | None, dict[str, Any]]] = [
+        (r, t, table.pending[_plan_id(table, r, t)]) for r, t in seats
+    ]
+    answered += [(tname, None, table.pending[_combine_id(table, tname)]) for tname in s.teams]
+    proposals: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     events = []
-    for role, team in players_for:
-        decision = table.pending[_plan_id(table, role, team)]
-        text = decision["value"]["plan"]
+    for who, team, decision in answered:
+        proposal = world.proposal(table, who, decision["value"])
+        events += world.order_events(table, who, proposal, decision["source"], team=team)
         if team is None:
-            audience = ["*"] if s.public_plans else [role, s.control.name]
-            kind = "plan"
-        else:
-            audience, kind = [team], "proposal"
-        events.append(
-            make_event(
-                round=table.round,
-                phase=_phase(table),
-                kind=kind,
-                author=role,
-                text=text,
-                audience=audience,
-                data={"source": decision["source"], "team": team}
-                if team
-                else {"source": decision["source"]},
-                key=team or "",
-            )
-        )
-    for tname in s.teams:
-        decision = table.pending[_combine_id(table, tname)]
-        is_actor = tname in s.actors
-        audience = ["*"] if (s.public_plans and is_actor) else [tname, s.control.name]
-        events.append(
-            make_event(
-                round=table.round,
-                phase=_phase(table),
-                kind="plan" if is_actor else "proposal",
-                author=tname,
-                text=decision["value"]["plan"],
-                audience=audience,
-                data={"source": decision["source"], "leader": s.teams[tname].leader},
-            )
-        )
-    return events
+            proposals[who] = proposal
+            sources[who] = decision["source"]
+    return {
+        "events": events,
+        "world": {"proposals": proposals, "sources": sources},
+        "pending": {CLEAR: True},
+    }

@@ -1,47 +1,34 @@
-"""`summarize`: each actor writes a private diary entry; it replaces the previous one in memory."""
+"""`summarize`: each writer keeps a private diary entry (its memory slot replaces the last);
+the world says who writes, what is asked and what the entry records."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.nodes.negotiate import negotiators
-from wargraph.prompts import render_prompt
-from wargraph.state import CLEAR, GameState, make_event
+from wargraph.nodes.seats import asks, players
+from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
+from wargraph.worlds.base import SUMMARIZE
 
 
+@asks(players)
 def summarize(state: GameState, table: Table) -> dict[str, Any]:
-    writers = negotiators(table)
-    ids = {r: f"r{table.round}.summarize.diary.{r}" for r in writers}
-    if any(i not in table.pending for i in ids.values()):
-        return {
-            "asks": [
-                table.ask(
-                    r,
-                    "diary",
-                    system=render_prompt("player_system", table.variant(r)),
-                    context=table.view_text(r),
-                    question=render_prompt(
-                        "summarize_question", table.variant(r), round=table.round
-                    ),
-                    schema="diary",
-                    fallback={"summary": "Nothing new to note."},
-                    memory_slot="diary",
-                )
-                for r in writers
-                if ids[r] not in table.pending
-            ]
-        }
-    events = [
-        make_event(
-            round=table.round,
-            phase="summarize",
-            kind="summary",
-            author=r,
-            text=table.pending[ids[r]]["value"]["summary"],
-            audience=[r],
-        )
+    world = table.world
+    writers = world.actors(table, SUMMARIZE)
+    if not writers:
+        return {}
+    questions = {r: world.diary_questions(table, r) for r in writers}
+    missing = [
+        (r, q, key)
         for r in writers
+        for key, q in questions[r]
+        if table.ask_id(q.task, r, key) not in table.pending
     ]
+    if missing:
+        return {"asks": [table.ask_question(r, q, key=key) for r, q, key in missing]}
+    events = []
+    for r in writers:
+        answers = {q.task: table.pending[table.ask_id(q.task, r, key)] for key, q in questions[r]}
+        events += world.diary_events(table, r, answers)
     return {"events": events, "pending": {CLEAR: True}}

@@ -50,15 +50,46 @@ class ReviewAnswer(BaseModel):
     text: str = ""
 
 
-def _memory_text(memory: list[dict[str, Any]]) -> str:
-    return render_memory(memory)
+def seat_notes(memory: list[dict[str, Any]], ask: Ask) -> str:
+    """The seat's own notes for this ask: bounded by its memory policy (`notes_from`), without
+    what the ask's context already shows (e.g. a diary the world renders into the view)."""
+    since = int(ask.get("notes_from", 0) or 0)
+    context = ask.get("context", "")
+    kept = [
+        m
+        for m in memory
+        if int(m.get("round", 0)) >= since and _body(m.get("text", "")) not in context
+    ]
+    return render_memory(kept)
+
+
+def _body(note: str) -> str:
+    """A note's text without its `(round N, task)` label."""
+    return note.split(") ", 1)[1] if note.startswith("(round ") and ") " in note else note
+
+
+def answer_text(value: dict[str, Any]) -> str:
+    """Everything an answer says, as one line per field (one field: its text alone), so a seat
+    remembers all of its orders, not the first."""
+    parts = []
+    for k, v in value.items():
+        if isinstance(v, list):
+            v = "; ".join(
+                " ".join(f"{x}" for x in item.values()) if isinstance(item, dict) else str(item)
+                for item in v
+            )
+        if isinstance(v, str | int | float | bool) and str(v).strip():
+            parts.append((k, str(v).strip()))
+    if len(parts) == 1:
+        return parts[0][1]
+    return "; ".join(f"{k}: {v}" for k, v in parts)
 
 
 def decide(state: AgentState) -> dict[str, Any]:
     """Ask the seat's decider each question of this step (model calls before any review)."""
     answers: dict[str, Decision] = {}
-    memory = _memory_text(state.get("memory", []))
     for ask in state.get("asks", []):
+        memory = seat_notes(state.get("memory", []), ask)
         seat = ask.get("seat", {})
         schema = schema_for(ask)
         decider = decider_for(seat)
@@ -127,7 +158,7 @@ def remember(state: AgentState) -> dict[str, Any]:
         ans = state.get("answers", {}).get(ask["id"])
         if not ans:
             continue
-        text = next((v for v in ans["value"].values() if isinstance(v, str) and v), "")
+        text = answer_text(ans["value"])
         if not text:
             continue
         entries.append(

@@ -70,6 +70,7 @@ class Ask(TypedDict):
     reviewable: NotRequired[bool]
     memory_slot: NotRequired[str]  # remember the answer under this key (replaces older)
     scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
+    notes_from: NotRequired[int]  # the seat reads its private notes from this round on
 
 
 class Decision(TypedDict):

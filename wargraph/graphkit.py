@@ -20,9 +20,9 @@ from wargraph.deciders import Ask
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.state import CLEAR, GameInput, GameState, make_event
 from wargraph.table import Table, scenario_of
+from wargraph.worlds.base import NarrativeWorld, World
 
 Phase = Callable[[GameState, Table], dict[str, Any]]
-Opening = Callable[[Scenario, dict[str, Any]], dict[str, Any]]
 
 
 class KitState(GameState, total=False):
@@ -63,7 +63,7 @@ def opening_events(scenario: Scenario) -> list:
     return events
 
 
-def make_setup(roster: list[str], first: str, opening: Opening | None) -> Callable:
+def make_setup(roster: list[str], first: str, world: World) -> Callable:
     def setup(state: GameInput, runtime: Runtime[GameContext]) -> dict[str, Any]:
         if state.get("spec"):  # resumed or forked games keep their scenario
             return {"next": first, "asks": []}
@@ -94,21 +94,24 @@ def make_setup(roster: list[str], first: str, opening: Opening | None) -> Callab
             "next": first,
             "asks": [],
         }
-        if opening:
-            update.update(opening(scenario, update))
+        table = Table(scenario, context_of(runtime), {**update, "phase": "setup"}, world)
+        try:
+            update.update(world.open(table))
+        except ScenarioError as err:
+            return {"error": str(err), "done": True, "next": END, "asks": []}
         return update
 
     return setup
 
 
-def make_phase(name: str, fn: Phase, spine: list[str], end: list[str]) -> Callable:
+def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: World) -> Callable:
     def phase(state: KitState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-        table = Table(scenario_of(state), context_of(runtime), {**state, "phase": name})
+        table = Table(scenario_of(state), context_of(runtime), {**state, "phase": name}, world)
         update = fn(table.state, table) or {}
         update["phase"] = name
         update.setdefault("asks", [])
         if not update["asks"] and "next" not in update:
-            update.update(_after(name, table, update, spine, end))
+            update.update(_after(name, table, update, order, end))
         return update
 
     phase.__name__ = name
@@ -116,13 +119,15 @@ def make_phase(name: str, fn: Phase, spine: list[str], end: list[str]) -> Callab
 
 
 def _after(name: str, table: Table, update: dict[str, Any], spine: list[str], end: list[str]):
-    """Where a finished phase leads: the next spine phase, the next round, or the end phases."""
+    """Where a finished phase leads: the next spine phase, the next round, or the end phases.
+    A game that ends mid-round still passes through the round's remaining phases (they find
+    nothing to do), so every phase has one way forward and the graph draws the round's rhythm."""
     if name in end:
         i = end.index(name)
         return {"next": end[i + 1] if i + 1 < len(end) else END}
     finished = update.get("done") or table.state.get("done")
     i = spine.index(name)
-    if not finished and i + 1 < len(spine):
+    if i + 1 < len(spine):
         return {"next": spine[i + 1]}
     if not finished and table.round < table.scenario.rounds:
         return {"next": spine[0], "round": table.round + 1}
@@ -143,33 +148,65 @@ def route_back(state: KitState) -> str:
     return state["phase"]
 
 
+def seats_of(fn: Phase, scenario: Scenario | None, world: World, roster: list[str]) -> list[str]:
+    """The seats a phase may ask (declared on the node with `nodes.seats.asks`)."""
+    declared = getattr(fn, "seats", None)
+    if declared is None or scenario is None:
+        return list(roster)
+    return [r for r in declared(scenario, world) if r in roster]
+
+
 def build_game(
     spine: dict[str, Phase],
     roster: list[str],
     *,
+    world: World | None = None,
+    scenario: Scenario | None = None,
     end: dict[str, Phase] | None = None,
     state_schema: type = KitState,
-    opening: Opening | None = None,
 ) -> StateGraph:
     """`spine`: the phases of one round, in order; `end`: phases after the last round (analysis);
-    `roster`: every seat that can be asked."""
+    `roster`: every seat that can be asked; `world`: the rules the phases consult.
+
+    Edges follow the phase order. A phase that asks seats fans out to their agent nodes, which
+    return only to the phases that ask them; the last phase of a round branches to the next
+    round or the end; a phase that loops (negotiation exchanges) may run again."""
+    world = world or NarrativeWorld()
     end = end or {}
     phases = {**spine, **end}
+    order, closing = list(spine), list(end)
     g = StateGraph(state_schema, context_schema=GameContext, input_schema=GameInput)
-    g.add_node("setup", make_setup(roster, next(iter(spine)), opening))
+    g.add_node("setup", make_setup(roster, order[0], world))
     for name, fn in phases.items():
-        g.add_node(name, make_phase(name, fn, list(spine), list(end)))
+        g.add_node(name, make_phase(name, fn, order, closing, world))
     retry = RetryPolicy(max_attempts=2, initial_interval=0.5)
-    for role in roster:
+    seats = {name: seats_of(fn, scenario, world, roster) for name, fn in phases.items()}
+    asked = [r for r in roster if any(r in s for s in seats.values())]
+    for role in asked:
         g.add_node(agent_node_name(role), make_agent_node(role), retry_policy=retry)
-    agent_names = [agent_node_name(r) for r in roster]
-    phase_names = list(phases)
     g.add_edge(START, "setup")
-    forward = {n: n for n in phase_names + agent_names} | {END: END}
-    g.add_conditional_edges("setup", route_phase, forward)
-    for name in phase_names:
-        g.add_conditional_edges(name, route_phase, forward)
-    back = {n: n for n in phase_names}
-    for a in agent_names:
-        g.add_conditional_edges(a, route_back, back)
+    g.add_conditional_edges("setup", route_phase, {order[0]: order[0], END: END})
+    finish = closing[0] if closing else END
+    for name, fn in phases.items():
+        targets: list[str] = [agent_node_name(r) for r in seats[name]]
+        if getattr(fn, "loops", False):
+            targets.append(name)
+        if name in closing:
+            i = closing.index(name)
+            targets.append(closing[i + 1] if i + 1 < len(closing) else END)
+        else:
+            i = order.index(name)
+            targets += [order[i + 1]] if i + 1 < len(order) else [order[0], finish]
+        targets = list(dict.fromkeys(targets))
+        if len(targets) == 1:
+            g.add_edge(name, targets[0])
+        else:
+            g.add_conditional_edges(name, route_phase, {t: t for t in targets})
+    for role in asked:
+        back = [name for name in phases if role in seats[name]]
+        node = agent_node_name(role)
+        if len(back) == 1:
+            g.add_edge(node, back[0])
+        else:
+            g.add_conditional_edges(node, route_back, {n: n for n in back})
     return g

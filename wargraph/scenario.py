@@ -86,7 +86,8 @@ class FlowSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    phases: list[str] = Field(min_length=1)
+    phases: list[str | dict[str, str]] = Field(min_length=1)
+    """Library phases in round order; `{name: phase}` mounts a phase under another node name."""
     exchanges: int = Field(default=1, ge=1, le=10)  # negotiation exchanges per round
 
 
@@ -203,9 +204,9 @@ class Scenario(BaseModel):
 FAMILIES: dict[str, str] = {
     "crisis": "wargraph.scenario:Scenario",
     "flow": "wargraph.scenario:Scenario",
-    "tabletop": "wargraph.graphs.tabletop:TabletopScenario",
-    "waragent": "wargraph.graphs.waragent:WarAgentScenario",
-    "diplomacy": "wargraph.graphs.diplomacy:DiplomacyScenario",
+    "tabletop": "wargraph.worlds.tabletop:TabletopScenario",
+    "waragent": "wargraph.worlds.waragent_game:WarAgentScenario",
+    "diplomacy": "wargraph.worlds.diplomacy_game:DiplomacyScenario",
 }
 
 

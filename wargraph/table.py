@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wargraph.context import GameContext
 from wargraph.deciders import Ask, Seat, stable_seed
 from wargraph.scenario import Scenario, validate_data
 from wargraph.state import Event, GameState
-from wargraph.views import render_events, view_for
+from wargraph.views import view_for
+
+if TYPE_CHECKING:
+    from wargraph.worlds.base import Question, World
+
+
+def ask_id(round_: int, phase: str, task: str, role: str, key: str = "") -> str:
+    """The one way an ask is named: where it is asked (round, the node's mounted name), what
+    (task), of whom, and a key when one seat is asked several times in one phase."""
+    return f"r{round_}.{phase}.{task}.{role}" + (f".{key}" if key else "")
 
 
 @lru_cache(maxsize=64)
@@ -29,6 +38,24 @@ class Table:
     scenario: Scenario
     context: GameContext
     state: GameState
+    world: World = field(default=None)  # type: ignore[assignment]
+    # what a world computes once per step (e.g. the loaded engine, legal orders): a Table lives
+    # for one phase step, so nothing here outlives the state it was computed from
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.world is None:
+            from wargraph.worlds.base import NarrativeWorld
+
+            self.world = NarrativeWorld()
+
+    @property
+    def phase(self) -> str:
+        """The name this node is mounted under (asks and events are named by it)."""
+        return str(self.state.get("phase", ""))
+
+    def ask_id(self, task: str, role: str, key: str = "") -> str:
+        return ask_id(self.round, self.phase, task, role, key)
 
     @property
     def round(self) -> int:
@@ -84,11 +111,50 @@ class Table:
             "trace_path": ctx.trace_path,
         }
 
+    def notes_from(self, role: str) -> int:
+        """The first round whose private notes a seat still reads: its memory policy bounds its
+        notes as it bounds its events (full: all; otherwise the last round's on: a diary slot is
+        rewritten each round, so the latest diary is always among them)."""
+        try:
+            policy = self.scenario.role(role).memory or self.scenario.memory
+        except KeyError:
+            policy = self.scenario.memory
+        if policy == "full":
+            return 0
+        return max(0, self.round - 1)
+
     def view(self, role: str, *, policy: str | None = None) -> list[Event]:
         return view_for(self.state, role, self.scenario, policy=policy)
 
     def view_text(self, role: str, *, policy: str | None = None) -> str:
-        return render_events(self.view(role, policy=policy))
+        """The seat's context: its visible events under its memory policy, rendered by the
+        world with what only this seat knows of it. The one door to a prompt's context."""
+        return self.world.render_view(self, role, self.view(role, policy=policy))
+
+    def ask_question(self, role: str, q: Question, *, key: str = "") -> Ask:
+        """An Ask for `role` from a world's Question, named by `ask_id`."""
+        ask = self.ask(
+            role,
+            q.task,
+            key=key,
+            system=q.system,
+            context=q.context,
+            question=q.question,
+            schema=q.schema,
+            fallback=q.fallback,
+            schema_args=q.schema_args,
+            reviewable=q.reviewable,
+            memory_slot=q.memory_slot,
+            scripted=q.scripted,
+            seat_as=q.seat_as,
+        )
+        if q.seat:
+            ask["seat"] = {**(ask.get("seat") or {}), **q.seat}  # type: ignore[typeddict-item]
+        if q.max_tokens:
+            seat = dict(ask.get("seat") or {})
+            seat["max_tokens"] = max(int(seat.get("max_tokens") or 0), q.max_tokens)
+            ask["seat"] = seat  # type: ignore[typeddict-item]
+        return ask
 
     def ask(
         self,
@@ -108,9 +174,9 @@ class Table:
         scripted: dict[str, Any] | None = None,
         seat_as: str | None = None,
     ) -> Ask:
-        phase = phase or self.state.get("phase", "")
+        phase = phase or self.phase
         ask: Ask = {
-            "id": f"r{self.round}.{phase}.{task}.{role}" + (f".{key}" if key else ""),
+            "id": ask_id(self.round, phase, task, role, key),
             "role": role,
             "phase": phase,
             "round": self.round,
@@ -122,6 +188,9 @@ class Table:
             "fallback": fallback,
             "seat": self.seat(seat_as or role),
         }
+        since = self.notes_from(role)
+        if since:
+            ask["notes_from"] = since
         if schema_args:
             ask["schema_args"] = schema_args
         if reviewable:

@@ -20,8 +20,10 @@ from wargraph.graphs import diplomacy as D
 from wargraph.records import RecordError, write_record
 from wargraph.runner import play
 from wargraph.scenario import ScenarioError, load_scenario
+from wargraph.table import Table
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
+from wargraph.worlds import diplomacy_game as DG
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
 
@@ -139,7 +141,7 @@ def phase_cases():
 def test_order_schema_is_the_legal_enum_for_every_phase_type(phase_cases, kind):
     saved, power = phase_cases[kind]
     legal = W.legal_orders(saved, power)
-    model = D._orders_schema({"legal": legal})
+    model = DG._orders_schema({"legal": legal})
     schema = flat_json_schema(model)
     expected = W.orders_json_schema(legal)
     expected.pop("title")
@@ -158,14 +160,14 @@ def test_order_schema_is_the_legal_enum_for_every_phase_type(phase_cases, kind):
 
 
 def test_text_schemas_bound_lengths_in_the_grammar():
-    diary = flat_json_schema(D._diary_schema({"others": ["ENGLAND", "ITALY"], "chars": 100}))
+    diary = flat_json_schema(DG._diary_schema({"others": ["ENGLAND", "ITALY"], "chars": 100}))
     assert diary["required"] == ["summary", "intent", "goals", "ENGLAND", "ITALY"]
-    assert diary["properties"]["ITALY"]["enum"] == list(D.RELATIONS)
+    assert diary["properties"]["ITALY"]["enum"] == list(DG.RELATIONS)
     assert diary["properties"]["summary"]["pattern"].endswith("{1,100}$")
     kept = grammar_schema(diary)["properties"]["summary"]
     assert "maxLength" not in kept and kept["pattern"]  # the grammar keeps the bound
     messages = flat_json_schema(
-        D._messages_schema({"recipients": ["GLOBAL"], "limit": 1, "chars": 50})
+        DG._messages_schema({"recipients": ["GLOBAL"], "limit": 1, "chars": 50})
     )
     item = messages["properties"]["messages"]["items"]
     assert item["properties"]["to"] == {"const": "GLOBAL", "type": "string"} or item["properties"][
@@ -173,44 +175,48 @@ def test_text_schemas_bound_lengths_in_the_grammar():
     ]["enum"] == ["GLOBAL"]
     assert messages["properties"]["messages"]["maxItems"] == 1
     cfg = scenario("diplomacy.diary_chars=200").diplomacy
-    digest = flat_json_schema(D._digest_schema({"chars": D.digest_chars(cfg)}))
+    digest = flat_json_schema(DG._digest_schema({"chars": DG.digest_chars(cfg)}))
     assert digest["properties"]["digest"]["pattern"].endswith("{1,300}$")  # bounded, not empty
-    long = flat_json_schema(D._digest_schema({"chars": 1000}))
+    long = flat_json_schema(DG._digest_schema({"chars": 1000}))
     assert "pattern" not in long["properties"]["digest"]  # too long for llama.cpp: cut on parse
 
 
 # --- press rules --------------------------------------------------------------------------------
 
 
+def _press_table(press: str) -> Table:
+    sc = load_scenario(
+        "diplomacy",
+        [f"diplomacy.press={press}", "diplomacy.message_chars=40", "diplomacy.max_messages=2"],
+    )
+    state = {"round": 1, "phase": "negotiate", "events": [], "world": {"diplomacy": W.new_game()}}
+    return Table(sc, GameContext(), state, DG.DiplomacyWorld())
+
+
 def test_accept_messages_applies_wargraphs_press_rules():
-    alive = list(W.POWERS)
     msgs = [
-        {"to": "ENGLAND", "text": "Channel stays empty?"},
+        {"to": "england", "text": "Channel stays empty?"},
         {"to": "FRANCE", "text": "note to self"},
         {"to": "GLOBAL", "text": "x" * 41},
         {"to": "NARNIA", "text": "hello"},
         {"to": "GLOBAL", "text": "Peace in our time."},
         {"to": "GERMANY", "text": "one too many"},
     ]
-    ok, refused = D.accept_messages("FRANCE", msgs, press="full", limit=2, chars=40, alive=alive)
+    world = DG.DiplomacyWorld()
+    ok, refused = world.accept_messages(_press_table("full"), "FRANCE", msgs)
     assert ok == [("ENGLAND", "Channel stays empty?"), ("GLOBAL", "Peace in our time.")]
     reasons = {text: why for _, text, why in refused}
     assert "itself" in reasons["note to self"]
     assert "too long" in reasons["x" * 41]
     assert "not a power" in reasons["hello"]
     assert "at most 2" in reasons["one too many"]
-    ok, refused = D.accept_messages(
-        "FRANCE", msgs[:1], press="public", limit=2, chars=40, alive=alive
-    )
+    ok, refused = world.accept_messages(_press_table("public"), "FRANCE", msgs[:1])
     assert not ok and "public press only" in refused[0][2]
-    ok, refused = D.accept_messages(
-        "FRANCE", msgs[4:5], press="none", limit=2, chars=40, alive=alive
-    )
+    ok, refused = world.accept_messages(_press_table("none"), "FRANCE", msgs[4:5])
     assert not ok and "no press" in refused[0][2]
-    ok, _ = D.accept_messages(
-        "FRANCE", msgs[:1], press="full", limit=2, chars=40, alive=["FRANCE", "ITALY"]
-    )
-    assert not ok  # eliminated powers receive nothing
+    # eliminated powers receive nothing
+    why = W.check_message("FRANCE", "ENGLAND", "hi", press="full", max_len=40, powers=["FRANCE"])
+    assert why
 
 
 def test_public_press_and_limits_in_the_graph(tmp_path):
@@ -232,7 +238,7 @@ def test_public_press_and_limits_in_the_graph(tmp_path):
         per_round[key] = per_round.get(key, 0) + 1
     assert max(per_round.values()) == 1
     assert {e["data"]["negotiation_round"] for e in messages} <= {1, 2}
-    calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["task"] == "messages"]
+    calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["task"] == "message"]
     assert len(calls) == 14  # seven powers, two rounds
     assert "privately" not in calls[0]["messages"][-1]["content"]
     # the engine's saved game keeps the press (record.json holds it)
@@ -287,7 +293,7 @@ def test_private_messages_reach_only_their_two_powers(tmp_path):
     ctx = GameContext(model="scripted", seed=3, humans=["FRANCE"], trace_path=str(trace))
 
     def answer(payload):
-        if payload["task"] == "messages":
+        if payload["task"] == "message":
             return {"messages": [{"to": "ENGLAND", "text": f"Secret: {CANARY}"}]}
         if payload["task"] == "diary":
             return _diary_answer()
@@ -429,7 +435,7 @@ def test_diary_entries_relationships_and_yearly_digest(game_1902):
         assert e["audience"] == [e["author"]]
         rel = e["data"]["relationships"]
         assert set(rel) == set(W.POWERS) - {e["author"]}
-        assert set(rel.values()) <= set(D.RELATIONS)
+        assert set(rel.values()) <= set(DG.RELATIONS)
     digests = [e for e in events if e["kind"] == "diary_digest"]
     assert len(digests) == 7 and {d["data"]["through_year"] for d in digests} == {1901}
     assert all(d["data"]["phases"] == ["S1901M", "F1901M"] for d in digests)
@@ -459,7 +465,7 @@ def test_diary_entries_relationships_and_yearly_digest(game_1902):
         ]
     )
     assert series["phases"] == ["S1901M", "F1901M", "S1902M", "F1902M"]
-    values = [D.RELATIONS.index(r) - 2 for r in last.values()]
+    values = [DG.RELATIONS.index(r) - 2 for r in last.values()]
     assert series["outgoing"]["FRANCE"]["F1902M"] == pytest.approx(sum(values) / 6)
 
 
@@ -476,7 +482,7 @@ def test_retreats_and_adjustments_skip_talks_and_diaries(game_1902):
 def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     tmp, result = game_1902
     saved = result.values["world"]["diplomacy"]
-    score = next(e for e in result.values["events"] if e["phase"] == "score")
+    score = next(e for e in result.values["events"] if e["phase"] == "analyze")
     assert score["data"]["scores"] == game_score(saved, 1902)
     centres = W.phase_info(saved).centers
     for p in W.POWERS:  # nobody is eliminated by 1902 here: 2 + centres
@@ -557,7 +563,14 @@ def test_per_power_prompt_variant_and_instruction(tmp_path):
 
 def test_graph_exports_and_names_the_phases():
     nodes = set(D.graph.get_graph().nodes)
-    assert {"negotiate", "summarize", "order", "secretary_validate", "adjudicate", "score"} <= nodes
+    assert {
+        "negotiate",
+        "summarize",
+        "order",
+        "secretary_validate",
+        "adjudicate",
+        "analyze",
+    } <= nodes
     assert {f"agent_{p}" for p in W.POWERS} <= nodes
     with pytest.raises(ScenarioError, match="family"):
         D.build("azuristan_crimsonia")

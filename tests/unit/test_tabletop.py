@@ -245,7 +245,7 @@ def test_debrief_answers_are_recorded(scripted, tmp_path):
 
 def test_phases_are_named_in_the_games_language():
     nodes = set(build(HAIWIRE).compile().get_graph().nodes)
-    assert {"draw_incident", "inject", "respond", "roll", "adjudicate", "analyze"} <= nodes
+    assert {"inject", "respond", "adjudicate", "analyze"} <= nodes
     assert "agent_lawyer" in nodes and "agent_control" in nodes
 
 
