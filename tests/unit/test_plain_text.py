@@ -11,6 +11,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
+from tests.unit.test_deciders import ask
 from wargraph.deciders import LLMDecider, flat_json_schema, parse_answer, user_prompt
 from wargraph.models import ModelRef, parse_model_ref, plain_text_kwargs
 from wargraph.nodes.schemas import Adjudication, Plan, choice_schema
@@ -18,23 +19,6 @@ from wargraph.plaintext import text_field, unwrap_text
 from wargraph.trace import read_trace
 
 ENDPOINT = "openai:fake@http://127.0.0.1:9"
-
-
-def ask(schema: str = "plan", **kw: Any) -> dict[str, Any]:
-    base = {
-        "id": "r1.order.plan.a",
-        "role": "a",
-        "phase": "order",
-        "round": 1,
-        "task": "plan",
-        "system": "SYSTEM",
-        "context": "> context",
-        "question": "What do you do?",
-        "schema": schema,
-        "fallback": {"plan": "FALLBACK"},
-    }
-    base.update(kw)
-    return base
 
 
 class Recording(GenericFakeChatModel):
