@@ -61,6 +61,11 @@ def current_thread_id() -> str:
         return ""
 
 
+def new_game() -> None:
+    """A game starts on this thread (called by its setup node): no faults in a row yet."""
+    streaks.answered(current_thread_id())
+
+
 def stop_message(thread_id: str, reason: str, count: int, *, load: bool) -> str:
     what = (
         f"the model cannot be loaded ({reason})"

@@ -85,3 +85,17 @@ def test_faults_in_a_row_count_per_game_and_an_answer_resets_them():
     assert streaks.failed("game-a") == 1
     streaks.answered("game-a")
     streaks.answered("game-b")
+
+
+@pytest.mark.timeout(60)
+def test_a_new_game_on_a_reused_thread_id_counts_its_own_faults(tmp_path):
+    """Two one-round games (two failed calls each) on one thread id: neither reaches three."""
+    ctx = GameContext(
+        model=f"openai:fake@http://127.0.0.1:{closed_port()}/v1", retries=0, max_faults=3
+    )
+    for game in range(2):
+        out = tmp_path / f"out{game}"
+        result = play(
+            {**SCENARIO, "rounds": 1}, context=ctx, db=None, thread_id="again", out_dir=out
+        )
+        assert result.finished and result.record["usage"]["fallbacks"] == 2
