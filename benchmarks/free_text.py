@@ -137,7 +137,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
     from wargraph.models import LlamaCppChat, embedded_model_path
 
     started, load_at_start = time.perf_counter(), load_average()
-    asks = real_asks(3 if quick else 8)
+    asks = real_asks(2 if quick else 8)
     llm = LlamaCppChat(model_path=str(embedded_model_path()), max_tokens=MAX_TOKENS, seed=0)
     trace = Path(tempfile.mkdtemp(prefix="wargraph-bench-text-")) / "trace.jsonl"
     old, new = [], []
@@ -146,6 +146,12 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         for ask, schema, memory in asks:
             old.append(old_way(llm, ask, schema, memory))
             new.append(new_way(ask, schema, memory, trace))
+            # as it goes: a busy machine may stop a long run before its table
+            console.print(
+                f"{ask['id']}: grammar {old[-1]['latency_s']} s, {old[-1]['tokens']} tok; "
+                f"plain {new[-1]['latency_s']} s, {new[-1]['tokens']} tok",
+                highlight=False,
+            )
     before, after = summary(old), summary(new)
     speedup = (
         before["median_call_s"] / after["median_call_s"]
