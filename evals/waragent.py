@@ -1,17 +1,28 @@
 """Accuracy of WarAgent-style runs against history, and figures of how the board evolved.
 
-Scores are computed from the game's TRUE board (never a country's beliefs):
+Scores are computed from the game's TRUE board (never a country's beliefs), and only on what
+a run can produce: the scenario's initial state (alliances in force, wars in progress, armies
+already mobilized when the window opens) is on the board from round 0 and is never counted as
+a run's declaration or mobilization.
 
 - alliances: the partition of countries into blocs (connected components of the alliance
-  graph) compared with the historical partition by adjusted and normalized mutual
-  information (scikit-learn). The headline is AMI. Why: with seven to nine countries, NMI
-  rewards trivial answers — a game where nobody allies (all singletons) still scores
-  ~0.64 NMI against 1914 — while AMI corrects for chance, so "nothing happened" scores 0
-  and only real agreement scores high. NMI is reported alongside for comparison with
-  other work.
-- war declarations: Jaccard similarity of the sets of directed (declarer, target) pairs;
-- mobilization: Jaccard similarity of the sets of mobilized countries;
-- global war: every great power is at war with someone at the end of the game.
+  graph) at the end of the game, compared with the blocs in force at the end of the
+  historical window by adjusted and normalized mutual information (scikit-learn). The
+  headline is AMI. Why: with seven to ten countries, NMI rewards trivial answers — a game
+  where nobody allies (all singletons) still scores ~0.64 NMI against 1914 — while AMI
+  corrects for chance, so "nothing happened" scores 0 and only real agreement scores high.
+  NMI is reported alongside for comparison with other work. Alliances that already existed
+  are on the opening board, so `initial_alliance_ami` (the opening board's own score) is
+  reported separately: it is what a run that changes nothing gets.
+- war declarations: Jaccard similarity of the sets of DIRECTED (declarer, target) pairs
+  declared in the run and in the window: A declaring war on B does not match B on A;
+- mobilization: Jaccard similarity of the sets of countries that mobilized during the run
+  and in the window;
+- global war: every great power is at war with someone at the end of the game, and
+  `global_war_match`: 1 when that agrees with history at the end of the window.
+
+Countries the ground truth marks `uncertain` are left out of every score. Runs of different
+scenarios (or scored against different ground truths) are never averaged together.
 
 `eval_waragent(records, out_dir)` is what `wargraph eval waragent RECORD...` calls.
 """
@@ -25,8 +36,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
 
+from wargraph.records import RecordError
 from wargraph.worlds.waragent import (
     NO_RELATION,
     RELATIONS,
@@ -92,50 +105,121 @@ def at_war(board: Board) -> set[str]:
     return {c for pair in board.edges("war") for c in pair}
 
 
-def score_board(board: Board, truth: GroundTruth, great_powers: Sequence[str]) -> dict[str, Any]:
-    """Every score for one final true board. `war_jaccard` is None when not scored."""
-    countries = board.countries
+def _without(items: Iterable[Any], uncertain: set[str]) -> set[Any]:
+    """Countries (or pairs of them) with every uncertain country left out."""
+    out = set()
+    for item in items:
+        names = (item,) if isinstance(item, str) else tuple(item)
+        if not uncertain & set(names):
+            out.add(item if isinstance(item, str) else tuple(item))
+    return out
+
+
+def historical_global_war(
+    opening: Board | None, truth: GroundTruth, great_powers: Sequence[str]
+) -> bool | None:
+    """Whether every great power was at war at the end of the window (wars in progress at the
+    start plus those declared in it); None when history does not say (no war truth, or a
+    great power whose part is uncertain)."""
+    if truth.wars is None or set(great_powers) & set(truth.uncertain) or not great_powers:
+        return None
+    warring = {c for pair in truth.wars for c in pair}
+    if opening is not None:
+        warring |= at_war(opening)
+    return all(g in warring for g in great_powers)
+
+
+def score_board(
+    board: Board,
+    truth: GroundTruth,
+    great_powers: Sequence[str],
+    opening: Board | None = None,
+) -> dict[str, Any]:
+    """Every score for one final true board; `opening` is the round-0 board (the scenario's
+    initial state), whose mobilizations are not the run's. `war_jaccard` is None when not
+    scored."""
+    uncertain = set(truth.uncertain)
+    countries = [c for c in board.countries if c not in uncertain]
     # The shown relation decides: allies who are also at war (a simultaneous acceptance and
     # declaration) are at war, by the board's precedence.
     scores: dict[str, Any] = alliance_scores(countries, board.shown_edges("alliance"), truth)
-    declared = {tuple(d) for d in board.declarations}
+    declared = _without(board.declarations, uncertain)
     scores["war_jaccard"] = (
-        None if truth.wars is None else jaccard(declared, {tuple(w) for w in truth.wars})
+        None if truth.wars is None else jaccard(declared, _without(truth.wars, uncertain))
     )
-    scores["mobilization_jaccard"] = jaccard(board.mobilized, truth.mobilized)
+    already = set(opening.mobilized) if opening is not None else set()
+    scores["mobilization_jaccard"] = jaccard(
+        _without(set(board.mobilized) - already, uncertain), _without(truth.mobilized, uncertain)
+    )
     warring = at_war(board)
     scores["global_war"] = bool(great_powers) and all(g in warring for g in great_powers)
+    expected = historical_global_war(opening, truth, great_powers)
+    scores["global_war_match"] = (
+        None if expected is None else float(scores["global_war"] == expected)
+    )
+    if opening is not None:  # the initial state's own agreement, apart from the run's
+        initial = alliance_scores(countries, opening.shown_edges("alliance"), truth)
+        scores.update({f"initial_{k}": v for k, v in initial.items()})
     return scores
 
 
 # --- records ---------------------------------------------------------------------------------
+
+SCORES = [
+    "alliance_ami",
+    "alliance_nmi",
+    "war_jaccard",
+    "mobilization_jaccard",
+    "global_war",
+    "global_war_match",
+    "initial_alliance_ami",
+]
 
 
 def _record_file(path: Path) -> Path:
     return path / "record.json" if path.is_dir() else path
 
 
+def _first_error(err: ValidationError) -> str:
+    e = err.errors()[0]
+    where = ".".join(str(x) for x in e["loc"]) or "top level"
+    return f"{where}: {e['msg']}"
+
+
 def load_run(path: Path) -> dict[str, Any]:
-    """The pieces of a record the scores need: scenario section, world, run name.
+    """The pieces of a record the scores need: scenario section, world, run name, title.
 
     A record written with anonymisation is translated back, so scores, figures and
-    reports always speak of the real countries.
+    reports always speak of the real countries. Anything that is not a readable WarAgent
+    record raises RecordError naming the file.
     """
     file = _record_file(Path(path))
     try:
         record = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise ValueError(f"{file}: cannot read a game record ({err})") from None
-    scenario = record.get("scenario") or {}
-    if scenario.get("family") != "waragent" or "waragent" not in scenario:
-        raise ValueError(f"{file}: not a waragent record (family {scenario.get('family')!r})")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise RecordError(f"{file}: cannot read a game record ({err})") from None
+    scenario = record.get("scenario") if isinstance(record, Mapping) else None
+    if not isinstance(scenario, Mapping):
+        raise RecordError(f"{file}: not a wargraph game record (no scenario in it)")
+    family = scenario.get("family", "crisis")
+    if family != "waragent" or not isinstance(scenario.get("waragent"), Mapping):
+        hint = f"; use `wargraph eval {family}`" if family == "diplomacy" else ""
+        raise RecordError(
+            f"{file}: a record of a {family!r} game ({scenario.get('title', 'untitled')}); "
+            f"`wargraph eval waragent` scores only waragent games (wwi, wwii, warring_states)"
+            f"{hint}"
+        )
     world_data = record.get("world") or record.get("final_world")
     if isinstance(world_data, Mapping) and "waragent" in world_data:
         world_data = world_data["waragent"]  # a kernel world holding several engines
     if not isinstance(world_data, Mapping) or "true" not in world_data:
-        raise ValueError(f"{file}: the record has no waragent world (true board, history)")
-    config = WarAgentConfig.model_validate(scenario["waragent"])
-    world = World.model_validate(world_data)
+        raise RecordError(f"{file}: the record has no waragent world (true board, history)")
+    try:
+        config = WarAgentConfig.model_validate(scenario["waragent"])
+        world = World.model_validate(world_data)
+    except ValidationError as err:
+        raise RecordError(f"{file}: damaged waragent record ({_first_error(err)})") from None
+    title = str(scenario.get("title", ""))
     if config.anonymise:
         anon = Anonymiser(config.anonymisation)
         world = world.renamed(anon.real)
@@ -144,22 +228,58 @@ def load_run(path: Path) -> dict[str, Any]:
         config = WarAgentConfig.model_validate(
             {**anon.translate(data, backwards=True), "anonymisation": mapping}
         )
+        title = anon.back(title)
     name = file.parent.name if file.name == "record.json" else file.stem
-    return {"name": name, "path": str(file), "config": config, "world": world}
+    return {"name": name, "path": str(file), "config": config, "world": world, "title": title}
+
+
+def scenario_key(run: Mapping[str, Any]) -> str:
+    """What must be equal for two runs to be averaged: the countries and the ground truth they
+    are scored against (variants such as another trigger keep both, so they may be averaged)."""
+    config: WarAgentConfig = run["config"]
+    world: World = run["world"]
+    opening = world.history[0].board.model_dump(mode="json") if world.history else None
+    return json.dumps(
+        [
+            sorted(world.countries),
+            config.ground_truth.model_dump(mode="json"),
+            sorted(config.great_powers),
+            opening and {k: opening[k] for k in ("relations", "mobilized")},
+        ],
+        sort_keys=True,
+    )
+
+
+def check_one_scenario(runs: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse to average runs scored against different histories, naming the groups."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for run in runs:
+        groups.setdefault(scenario_key(run), []).append(run)
+    if len(groups) < 2:
+        return
+    parts = []
+    for i, members in enumerate(groups.values(), 1):
+        title = members[0]["title"] or "untitled"
+        paths = ", ".join(m["path"] for m in members[:3]) + (" ..." if len(members) > 3 else "")
+        parts.append(f"{i}) {title!r}: {paths}")
+    raise RecordError(
+        "cannot average runs of different scenarios (different countries, opening board or "
+        "ground truth): " + "; ".join(parts) + ". Evaluate each scenario separately."
+    )
 
 
 def score_run(run: Mapping[str, Any]) -> dict[str, Any]:
     world: World = run["world"]
     config: WarAgentConfig = run["config"]
-    scores = score_board(world.true, config.ground_truth, config.great_powers)
+    opening = world.history[0].board if world.history else None
+    scores = score_board(world.true, config.ground_truth, config.great_powers, opening)
     return {"run": run["name"], "rounds": world.round, **scores}
 
 
 def summarise(per_run: list[Mapping[str, Any]]) -> dict[str, dict[str, float | int]]:
     """Mean and sample standard deviation (0 for one run) of every numeric score."""
-    keys = ["alliance_ami", "alliance_nmi", "war_jaccard", "mobilization_jaccard", "global_war"]
     out: dict[str, dict[str, float | int]] = {}
-    for key in keys:
+    for key in SCORES:
         values = [float(r[key]) for r in per_run if r.get(key) is not None]
         if not values:
             continue
@@ -170,9 +290,14 @@ def summarise(per_run: list[Mapping[str, Any]]) -> dict[str, dict[str, float | i
 
 def format_report(result: Mapping[str, Any]) -> str:
     """Per-run lines and mean ± std, for the terminal."""
-    cols = ["alliance_ami", "alliance_nmi", "war_jaccard", "mobilization_jaccard", "global_war"]
+    cols = SCORES
     head = f"{'run':<24} {'rounds':>6} " + " ".join(f"{c:>20}" for c in cols)
-    lines = [f"headline: {HEADLINE} (chance-corrected; see evals/waragent.py)", head]
+    lines = [f"headline: {HEADLINE} (chance-corrected; see evals/waragent.py)"]
+    if result.get("scenario"):
+        lines.append(f"scenario: {result['scenario']}")
+    if result.get("window"):
+        lines.append(f"window: {result['window']}; wars are directed (declarer, target) pairs")
+    lines.append(head)
 
     def cell(v: Any) -> str:
         if v is None:
@@ -182,7 +307,9 @@ def format_report(result: Mapping[str, Any]) -> str:
         return f"{v:>20.3f}"
 
     for r in result["runs"]:
-        lines.append(f"{r['run'][:24]:<24} {r['rounds']:>6} " + " ".join(cell(r[c]) for c in cols))
+        lines.append(
+            f"{r['run'][:24]:<24} {r['rounds']:>6} " + " ".join(cell(r.get(c)) for c in cols)
+        )
     summary = result["summary"]
     lines.append(
         f"{'mean ± std':<24} {'':>6} "
@@ -356,13 +483,15 @@ def eval_waragent(records: list[Path], out_dir: Path, *, echo: bool = True) -> d
 
     Returns `{"headline", "runs": [per-run scores], "summary": {score: {mean, std, n}},
     "figures": [paths], "report": text}` and writes `scores.json` and the figures into
-    `out_dir`. Raises ValueError naming the file for a record that is not a waragent game.
+    `out_dir`. Raises RecordError (a ValueError) naming the file for a record that is not a
+    waragent game, and naming the groups when the runs are of different scenarios.
     """
     if not records:
         raise ValueError("no records given")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = [load_run(Path(p)) for p in records]
+    check_one_scenario(runs)
     per_run, figures, seen = [], [], set()
     for run in runs:
         name = run["name"]
@@ -377,8 +506,11 @@ def eval_waragent(records: list[Path], out_dir: Path, *, echo: bool = True) -> d
         figures.append(
             str(graph_figure(run["world"], out_dir / f"graph_{name}.png", f"{name}: relations"))
         )
+    truth = runs[0]["config"].ground_truth
     result: dict[str, Any] = {
         "headline": HEADLINE,
+        "scenario": runs[0]["title"],
+        "window": truth.window,
         "runs": per_run,
         "summary": summarise(per_run),
         "figures": figures,

@@ -7,8 +7,8 @@
     processes the phase), one engine phase per round until `diplomacy.max_year`; then analyze
     (the game's scores and measures).
 
-The rules live in `wargraph/worlds/diplomacy_game.py` (the World) and `wargraph/worlds/diplomacy.py`
-(the engine); critical state analysis in `wargraph/worlds/diplomacy_replay.py`.
+The rules live in `wargraph/worlds/diplomacy/world.py` (the World) and `wargraph/worlds/diplomacy/`
+(the engine); critical state analysis in `wargraph/worlds/diplomacy/replay.py`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,14 @@ from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
 from wargraph.nodes.summarize import summarize
 from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.worlds.diplomacy_game import (  # noqa: F401  (the family's public names)
+from wargraph.worlds.diplomacy.replay import (  # noqa: F401  (used by wargraph.replay)
+    checkpoint_label,
+    critical_state,
+    replay_outcome,
+    replay_stop,
+    replay_summary,
+)
+from wargraph.worlds.diplomacy.world import (  # noqa: F401  (the family's public names)
     GRAMMAR_TEXT_LIMIT,
     RELATIONS,
     SECRETARY,
@@ -40,13 +47,6 @@ from wargraph.worlds.diplomacy_game import (  # noqa: F401  (the family's public
     run_folder,
     text_field,
     write_map,
-)
-from wargraph.worlds.diplomacy_replay import (  # noqa: F401  (used by wargraph.replay)
-    checkpoint_label,
-    critical_state,
-    replay_outcome,
-    replay_stop,
-    replay_summary,
 )
 
 DEFAULT_SCENARIO = "diplomacy"

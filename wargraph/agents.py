@@ -7,7 +7,7 @@ from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
+from langgraph.types import Command, interrupt
 from pydantic import BaseModel
 
 from wargraph.context import GameContext
@@ -37,9 +37,14 @@ def upsert_memory(left: list[dict] | None, right: list[dict] | None) -> list[dic
     return out
 
 
+def _latest(left: Any, right: Any) -> Any:
+    """The newest value wins: a retried step may write the same asks twice in one step."""
+    return right
+
+
 class AgentState(TypedDict, total=False):
-    asks: list[Ask]
-    answers: dict[str, Decision]
+    asks: Annotated[list[Ask], _latest]
+    answers: Annotated[dict[str, Decision], _latest]
     memory: Annotated[list[dict[str, Any]], upsert_memory]
 
 
@@ -189,24 +194,23 @@ def build_agent() -> StateGraph:
 agent_graph = build_agent().compile(checkpointer=True)
 
 
-# LangGraph's config flag that makes a subgraph continue from its checkpoint (langgraph 1.2).
-_RESUMING = "__pregel_resuming"
-
-
-def _stale_on_resume(asks: list[Ask]) -> bool:
-    """When a game resumes (after a crash, a breakpoint or a RetryPolicy retry), LangGraph
-    continues a `checkpointer=True` subgraph from its last checkpoint and ignores the input. If
-    this seat had not started these asks, that checkpoint is an earlier step's and would hand back
-    its stale answers (the game then loops or records the wrong moves): run these asks afresh."""
+def _seat_input(asks: list[Ask]) -> dict[str, Any] | Command:
+    """What the seat's subgraph is invoked with. A `checkpointer=True` subgraph keeps the seat's
+    history in its own namespace; when the game resumes (a crash, a breakpoint, a retry),
+    LangGraph continues it from its last checkpoint and ignores a plain input. If that checkpoint
+    holds another step's asks, its answers are stale: a `Command` (public API) puts these asks
+    into the seat's state and starts `decide`, keeping its memory. With the same asks (a person
+    answering an open question, a retried step) the plain input continues where it stopped."""
     from langgraph.config import get_config
 
     conf = get_config().get("configurable", {})
-    if not conf.get(_RESUMING):
-        return False
     # the seat's own history: the parent's checkpoint id and map address the parent, not it
     own = {k: v for k, v in conf.items() if k not in ("checkpoint_id", "checkpoint_map")}
-    saved = agent_graph.get_state({"configurable": own}).values.get("asks") or []
-    return [a["id"] for a in saved] != [a["id"] for a in asks]
+    saved = agent_graph.get_state({"configurable": own}).values.get("asks")
+    fresh = {"asks": asks, "answers": {}}
+    if saved is not None and [a["id"] for a in saved] != [a["id"] for a in asks]:
+        return Command(update=fresh, goto="decide")
+    return fresh
 
 
 def agent_node_name(role: str) -> str:
@@ -216,10 +220,7 @@ def agent_node_name(role: str) -> str:
 def make_agent_node(role: str):
     def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
         asks = [a for a in payload.get("asks", []) if a["role"] == role]
-        fresh = {"configurable": {_RESUMING: False}}
-        out = agent_graph.invoke(
-            {"asks": asks, "answers": {}}, fresh if _stale_on_resume(asks) else None
-        )
+        out = agent_graph.invoke(_seat_input(asks))
         answers = out.get("answers", {})
         missing = [a["id"] for a in asks if a["id"] not in answers]
         if missing:

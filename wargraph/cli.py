@@ -221,7 +221,7 @@ def resume(
 
 @app.command()
 def scenarios() -> None:
-    """List the shipped scenarios."""
+    """List the shipped scenarios of every game family (plug-ins included)."""
     from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
 
     table = RichTable("name", "family", "title", "seats")
@@ -232,6 +232,10 @@ def scenarios() -> None:
         except (ScenarioError, ImportError) as exc:
             table.add_row(name, "?", f"[red]{str(exc)[:80]}[/]", "")
     console.print(table)
+    from wargraph.families import problems
+
+    for why in problems().values():  # plug-ins found but unusable: say so, list the rest
+        console.print(f"[yellow]warning[/] {why}")
 
 
 @app.command()
@@ -318,13 +322,21 @@ def serve(
     state_dir: Annotated[
         Path | None, typer.Option(help="Server state (default ./.wargraph-server).")
     ] = None,
+    scenario: Annotated[
+        list[Path] | None,
+        typer.Option(help="A scenario file the facilitator may start by name (repeatable)."),
+    ] = None,
 ) -> None:
     """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
     try:
         module = importlib.import_module("wargraph.server.serve")
     except ModuleNotFoundError:
         fail("the server package is not installed")
-    raise typer.Exit(module.serve(host=host, port=port, config=config, state_dir=state_dir))
+    raise typer.Exit(
+        module.serve(
+            host=host, port=port, config=config, state_dir=state_dir, scenarios=scenario or []
+        )
+    )
 
 
 @app.command()

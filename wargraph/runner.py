@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import sqlite3
 import time
@@ -51,11 +50,13 @@ class PlayResult:
 
 
 def family_module(scenario: Scenario):
-    family = "crisis" if scenario.family == "crisis" else scenario.family
+    """The graph module of the scenario's family, from the registry (plug-ins included)."""
+    from wargraph import families
+
     try:
-        return importlib.import_module(f"wargraph.graphs.{family}")
-    except ModuleNotFoundError as err:
-        raise GameError(f"game family {family!r} is not available ({err})") from None
+        return families.graph_module(scenario.family)
+    except families.FamilyError as err:
+        raise GameError(str(err)) from None
 
 
 def build_for(scenario: Scenario) -> StateGraph:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -200,31 +198,22 @@ class Scenario(BaseModel):
 
 # --- loading -----------------------------------------------------------------------------
 
-# family -> "module:Class"; imported lazily so the kernel does not import every game.
-FAMILIES: dict[str, str] = {
-    "crisis": "wargraph.scenario:Scenario",
-    "flow": "wargraph.scenario:Scenario",
-    "tabletop": "wargraph.worlds.tabletop:TabletopScenario",
-    "waragent": "wargraph.worlds.waragent_game:WarAgentScenario",
-    "diplomacy": "wargraph.worlds.diplomacy_game:DiplomacyScenario",
-}
-
 
 def scenario_class(family: str) -> type[Scenario]:
-    if family not in FAMILIES:
-        raise ScenarioError(f"family: unknown game family {family!r} (known: {sorted(FAMILIES)})")
-    module, _, cls = FAMILIES[family].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    """The scenario class of a family, from the registry (`wargraph/families.py`)."""
+    from wargraph import families
+
+    try:
+        return families.scenario_class(family)
+    except families.FamilyError as err:
+        raise ScenarioError(f"family: {err}") from None
 
 
 def shipped_scenarios() -> dict[str, Path]:
-    """Scenario files shipped in the package, by name."""
-    root = importlib.resources.files("wargraph.scenarios")
-    return {
-        Path(p.name).stem: Path(str(p))
-        for p in root.iterdir()
-        if p.name.endswith((".yaml", ".yml"))
-    }
+    """Scenario files shipped by every registered family (plug-ins included), by name."""
+    from wargraph import families
+
+    return families.shipped_scenarios()
 
 
 def resolve_path(name_or_path: str) -> Path:

@@ -80,6 +80,8 @@ FAMILIES = [
     Family("waragent", "wwi", ("rounds=2",)),
     # 1901 only (spring, fall, winter), one negotiation round: the engine phases all run
     Family("diplomacy", "diplomacy", ("diplomacy.max_year=1901", "diplomacy.negotiation_rounds=1")),
+    # two rounds: talks, diaries, allocations, the secretary's revisions and the score each round
+    Family("blotto", "blotto", ("rounds=2",)),
 ]
 
 

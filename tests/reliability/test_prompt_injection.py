@@ -45,6 +45,7 @@ SCENARIOS = {
     "tabletop": ("haiwire", []),
     "waragent": ("wwi", ["rounds=2", "waragent.secretary.kind=ai"]),
     "diplomacy": ("diplomacy", ["diplomacy.max_year=1901", "diplomacy.negotiation_rounds=1"]),
+    "blotto": ("blotto", ["rounds=2"]),
 }
 # Private kinds each family must put a canary through, or the test proves nothing.
 PRIVATE_KINDS = {
@@ -53,6 +54,7 @@ PRIVATE_KINDS = {
     "tabletop": {"proposal", "brief"},  # the response team's proposals
     "waragent": {"action", "message", "verdict", "brief"},  # private messages and verdicts
     "diplomacy": {"message", "diary", "brief"},  # private press, each power's diary
+    "blotto": {"message", "summary", "brief"},  # one-to-one messages, private diaries
 }
 
 

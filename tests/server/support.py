@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,17 +16,30 @@ from wargraph.server.serve import Server, running
 START_TIMEOUT_S = 60
 
 
+REGISTERED = "registered_crisis"  # a scenario the test server's operator registers
+REGISTERED_TITLE = "Registered copy of the Zafaristan crisis"
+READ_TIMEOUT_S = 4.0  # how long the test server waits for a whole request
+
+
 @contextmanager
 def game_server(folder: Path) -> Iterator[Server]:
-    """A server in `folder` (its own state, log and secret) on a free loopback port."""
+    """A server in `folder` (its own state, log and secret) on a free loopback port, with one
+    registered scenario (a retitled copy of azuristan_crimsonia)."""
+    from wargraph.scenario import shipped_scenarios
     from wargraph.server.serve import free_port
 
+    text = shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8")
+    registered = folder / f"{REGISTERED}.yaml"
+    retitled = re.sub(r"^title:.*$", f'title: "{REGISTERED_TITLE}"', text, count=1, flags=re.M)
+    registered.write_text(retitled, encoding="utf-8")
     with running(
         port=free_port(),
         state_dir=folder / "state",
         log_path=folder / "server.log",
         log_level="INFO",
         jobs=4,
+        scenarios=[registered],
+        read_timeout=READ_TIMEOUT_S,
     ) as server:
         yield server
 

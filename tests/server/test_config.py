@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from wargraph.scenario import ScenarioError
 from wargraph.server import FAMILIES
 from wargraph.server import graphs as factories
 from wargraph.server.seats import (
@@ -18,7 +19,14 @@ from wargraph.server.seats import (
     facilitator_token,
     seat_token,
 )
-from wargraph.server.serve import DEFAULT_CONFIG, ServeError, effective_config, serve, start
+from wargraph.server.serve import (
+    DEFAULT_CONFIG,
+    ServeError,
+    effective_config,
+    free_port,
+    serve,
+    start,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +70,7 @@ def test_effective_config_leaves_out_graphs_that_cannot_load(tmp_path):
     data, skipped = effective_config(cfg)
     assert set(data["graphs"]) == {"crisis", "local"}
     assert set(skipped) == {"ghost", "nomodule", "nofile", "broken"}
-    assert "wargraph.graphs.ghost_family" in skipped["ghost"]
+    assert "unknown game family 'ghost_family'" in skipped["ghost"]  # the registry says why
     assert data["graphs"]["local"] == f"{tmp_path / 'mine.py'}:graph"  # relative to the config
     assert data["auth"]["path"] == f"{tmp_path / 'auth.py'}:auth"
 
@@ -154,3 +162,63 @@ def test_factory_builds_the_seats_of_the_selected_scenario_and_caches_it():
     default = _run(factories.graph_for("crisis", {"configurable": {}}))
     assert "agent_azuristan" in default.nodes
     assert default.checkpointer is None  # the server brings its own
+
+
+def test_registered_scenarios_are_checked_before_the_server_starts(tmp_path, capsys):
+    from wargraph.server.catalog import check_registration
+
+    good = tmp_path / "my_game.yaml"
+    good.write_text("title: mine\n")
+    assert check_registration([good]) == {"my_game": good.resolve()}
+    (tmp_path / "other").mkdir()
+    (tmp_path / "azuristan_crimsonia.yaml").write_text("title: shadow\n")
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "other" / "my_game.yml").write_text("title: twin\n")
+    cases = {
+        tmp_path / "missing.yaml": "no such file",
+        tmp_path / "notes.txt": "ends in .yaml",
+        tmp_path / "azuristan_crimsonia.yaml": "name of a shipped scenario",
+    }
+    for path, message in cases.items():
+        with pytest.raises(ScenarioError, match=message):
+            check_registration([path])
+    with pytest.raises(ScenarioError, match="two files are named 'my_game'"):
+        check_registration([good, tmp_path / "other" / "my_game.yml"])
+    with pytest.raises(ServeError, match="no such file"):
+        start(port=free_port(), state_dir=tmp_path / "state", scenarios=[tmp_path / "gone.yaml"])
+    assert serve(port=free_port(), state_dir=tmp_path / "state", scenarios=["gone.yaml"]) == 2
+    assert "gone.yaml: no such file" in capsys.readouterr().err
+    assert not (tmp_path / "state").exists()
+
+
+def test_a_name_from_a_request_is_never_read_as_a_file(tmp_path, monkeypatch):
+    from wargraph.server.catalog import REGISTERED_ENV, catalog, open_scenario
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "leak").write_text("title: leaked\n")
+    (tmp_path / "azuristan_crimsonia").mkdir()  # a local folder named like a shipped scenario
+    monkeypatch.setenv(REGISTERED_ENV, "relative.yaml")  # only absolute paths count
+    assert "relative" not in catalog()
+    for name in ("leak", "./leak", str(tmp_path / "leak"), "relative"):
+        with pytest.raises(ScenarioError, match="no shipped or registered scenario"):
+            open_scenario(name, None)
+    assert open_scenario("azuristan_crimsonia", None).title.startswith("The Zafaristan")
+
+
+def test_scenario_text_is_read_like_a_file_without_aliases():
+    from wargraph.scenario import shipped_scenarios
+    from wargraph.server.catalog import read_text
+
+    text = shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8")
+    assert read_text(text)["title"].startswith("The Zafaristan")
+    bomb = 'a: &a ["x", "x"]\nb: &b [*a, *a]\nc: [*b, *b]\ntitle: boom\n'
+    cases = {
+        bomb: "anchors and aliases",
+        "title: [unclosed\n": "scenario_text: line",
+        "title: one\ntitle: two\n": "given twice",
+        "- just\n- a list\n": "expected a mapping",
+    }
+    for given, message in cases.items():
+        with pytest.raises(ScenarioError, match=message) as err:
+            read_text(given)
+        assert "wargraph-scenario-" not in str(err.value)  # the temporary file is not shown

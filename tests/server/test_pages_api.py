@@ -21,8 +21,8 @@ def client(server):
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ({"scenario": "no_such_scenario"}, "no shipped scenario"),
-        ({"scenario": "../../etc/passwd.yaml"}, "no file paths"),
+        ({"scenario": "no_such_scenario"}, "no shipped or registered scenario"),
+        ({"scenario": "../../etc/passwd.yaml"}, "no shipped or registered scenario"),
         ({"scenario": 42}, "scenario:"),
         ({"scenario": "azuristan_crimsonia", "humans": ["nobody"]}, "no seat ['nobody']"),
         ({"scenario": "azuristan_crimsonia", "humans": "azuristan"}, "humans:"),

@@ -184,14 +184,17 @@ def test_unknown_scenario_in_config_is_a_clear_422(server):
     with pytest.raises(UnprocessableEntityError) as err:
         client.assistants.get_graph(assistant["assistant_id"])
     assert "no_such_scenario" in str(err.value)
-    assert "no shipped scenario" in str(err.value)
+    assert "no shipped or registered scenario" in str(err.value)
 
 
 def test_bad_input_scenario_ends_the_run_with_the_reason(server):
     client = sdk(server)
     thread_id = client.threads.create()["thread_id"]
     out = client.runs.wait(
-        thread_id, "crisis", input={"scenario": "no_such_scenario"}, context={"model": "scripted"}
+        thread_id,
+        "crisis",
+        input={"scenario": {"title": "no setting"}},
+        context={"model": "scripted"},
     )
     assert out["done"] is True
-    assert "no_such_scenario" in out["error"] and "shipped" in out["error"]
+    assert "setting" in out["error"]

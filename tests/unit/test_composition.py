@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.graphs import crisis, diplomacy, flow, tabletop, waragent
+from wargraph.graphs import blotto, crisis, diplomacy, flow, tabletop, waragent
 from wargraph.scenario import load_scenario
 from wargraph.table import Table, scenario_of
 
 FAMILIES = {
+    "blotto": (blotto, "blotto", ["rounds=2"]),
     "crisis": (crisis, "azuristan_crimsonia", ["rounds=2"]),
     "tabletop": (tabletop, "haiwire", []),
     "waragent": (waragent, "wwi", ["rounds=2"]),
@@ -25,9 +26,18 @@ FAMILIES = {
 
 # (the round's phases in order, phases after the game, the most edges the graph may draw)
 RHYTHM = {
+    "blotto": (
+        ["negotiate", "summarize", "order", "secretary_validate", "adjudicate"],
+        ["analyze"],
+        31,
+    ),
     "crisis": (["inject", "order", "adjudicate"], ["analyze"], 16),
     "tabletop": (["inject", "respond", "adjudicate"], ["analyze"], 20),
-    "waragent": (["order", "secretary_validate", "adjudicate"], [], 41),
+    "waragent": (
+        ["order", "secretary_validate", "adjudicate"],
+        [],
+        49,  # ten countries, each asked by two phases: 40 of these are seat edges
+    ),
     "diplomacy": (
         ["negotiate", "summarize", "order", "secretary_validate", "adjudicate"],
         ["analyze"],
@@ -118,7 +128,10 @@ def test_every_prompt_context_comes_through_one_door(family, scripted):
             parent = _parent(g, snap, cfg)
             table = Table(scenario_of(parent), ctx, {**parent, "phase": ask["phase"]}, family_world)
             if ask["task"] == "question":
-                want = table.view_text(ask["role"], policy="record")
+                # after the game: the whole record, the world's debrief (written in the same
+                # step as the questions) included
+                after = Table(table.scenario, ctx, phase_state, family_world)
+                want = after.view_text(ask["role"], policy="record")
                 assert want in ask["context"] or ask["context"] in want
             else:
                 assert ask["context"] == table.view_text(ask["role"]), (ask["id"], phase_state)

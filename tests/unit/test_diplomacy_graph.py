@@ -23,7 +23,7 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.table import Table
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
-from wargraph.worlds import diplomacy_game as DG
+from wargraph.worlds.diplomacy import world as DG
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
 

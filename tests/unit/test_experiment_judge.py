@@ -191,7 +191,7 @@ def test_waragent_measures_come_from_its_scorer(tmp_path):
 def test_measures_failures_are_notes_not_crashes(tmp_path):
     broken = {"scenario": {"family": "waragent"}, "events": [], "world": {}}
     measures, note = family_measures(broken, tmp_path / "nowhere" / "record.json")
-    assert measures == {} and note.startswith("waragent measures failed: ValueError")
+    assert measures == {} and note.startswith("waragent measures failed: RecordError")
     assert family_measures({"scenario": {"family": "crisis"}, "events": []}, tmp_path) == ({}, "")
 
 

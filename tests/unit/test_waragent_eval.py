@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from wargraph.evals.waragent import (
     score_board,
     summarise,
 )
+from wargraph.records import RecordError
 from wargraph.worlds.waragent import (
     DEFAULT_VISIBILITY,
     Action,
@@ -249,9 +251,95 @@ def test_eval_translates_anonymised_records_back(tmp_path):
 def test_eval_rejects_other_records(tmp_path):
     bad = tmp_path / "record.json"
     bad.write_text(json.dumps({"scenario": {"family": "crisis"}}))
-    with pytest.raises(ValueError, match="not a waragent record"):
+    with pytest.raises(ValueError, match="a record of a 'crisis' game") as err:
         eval_waragent([bad], tmp_path / "o")
+    assert "scores only waragent games" in str(err.value) and str(bad) in str(err.value)
     broken = tmp_path / "broken.json"
     broken.write_text("{not json")
     with pytest.raises(ValueError, match="broken.json"):
         eval_waragent([broken], tmp_path / "o")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ({"scenario": {"family": "diplomacy", "title": "Europe"}}, "use `wargraph eval diplomacy`"),
+        ([1, 2], "not a wargraph game record"),
+        ({"scenario": {"family": "waragent", "waragent": SECTION}}, "has no waragent world"),
+        (
+            {
+                "scenario": {"family": "waragent", "waragent": {"triggers": {}}},
+                "world": new_world(["A", "B"]).model_dump(mode="json"),
+            },
+            "damaged waragent record (triggers",
+        ),
+    ],
+)
+def test_eval_names_what_is_wrong_with_a_record(tmp_path, content, expected):
+    bad = tmp_path / "record.json"
+    bad.write_text(json.dumps(content))
+    with pytest.raises(RecordError, match=re.escape(expected)):
+        eval_waragent([bad], tmp_path / "o")
+    assert not (tmp_path / "o" / "scores.json").exists()
+
+
+def test_eval_refuses_to_average_different_scenarios(tmp_path):
+    one = _record(tmp_path, "one", [{"A": [_a("wait")]}])
+    same = _record(tmp_path, "same", [{"A": [_a("general_mobilization")]}])
+    other_truth = {**SECTION, "ground_truth": {"alliances": [], "wars": [], "mobilized": []}}
+    other = _record(tmp_path, "other", [{"A": [_a("wait")]}], section=other_truth)
+    # Two runs of one scenario average; a run scored against another history does not.
+    assert eval_waragent([one, same], tmp_path / "ok", echo=False)["summary"]
+    with pytest.raises(RecordError, match="cannot average runs of different scenarios") as err:
+        eval_waragent([one, same, other], tmp_path / "mixed", echo=False)
+    assert str(other) in str(err.value) and str(one) in str(err.value)
+    assert not (tmp_path / "mixed" / "scores.json").exists()
+
+
+def test_eval_refuses_two_shipped_scenarios_together(tmp_path):
+    from wargraph.context import GameContext
+    from wargraph.runner import play
+
+    paths = []
+    for name in ("wwi", "wwii"):
+        play(
+            name,
+            overrides=["rounds=1"],
+            context=GameContext(model="scripted"),
+            db=None,
+            out_dir=tmp_path / name,
+        )
+        paths.append(tmp_path / name)
+    with pytest.raises(RecordError, match="The July Crisis, 1914.*The Crisis of 1939"):
+        eval_waragent(paths, tmp_path / "o", echo=False)
+
+
+def test_initial_state_and_uncertain_countries_are_not_scored():
+    # Opening board: A-B allied, A mobilized (history had settled them before the window).
+    opening = empty_board(["A", "B", "C", "D"])
+    opening.add("A", "B", "alliance")
+    opening.mobilize("A")
+    truth = GroundTruth(
+        alliances=[["A", "B"], ["C", "D"]],
+        wars=[("C", "A")],
+        mobilized=["C"],
+        uncertain=["D"],
+    )
+    final = opening.model_copy(deep=True)
+    final.mobilize("C")
+    final.mobilize("D")  # D is uncertain: its mobilization neither helps nor hurts
+    final.add("C", "A", "war")
+    final.declarations.append(("C", "A"))
+    final.add("D", "A", "war")
+    final.declarations.append(("D", "A"))  # nor does its declaration
+    s = score_board(final, truth, ["A", "C"], opening)
+    assert s["war_jaccard"] == 1.0
+    assert s["mobilization_jaccard"] == 1.0  # A was mobilized at the start: not the run's
+    assert s["alliance_ami"] == 1.0  # blocs over A, B, C: {A, B}, {C}
+    assert s["initial_alliance_ami"] == 1.0  # ...which the opening board already had
+    assert s["global_war"] is True and s["global_war_match"] == 1.0
+    # Without the opening board, A's mobilization would count as the run's.
+    assert score_board(final, truth, ["A", "C"])["mobilization_jaccard"] == 0.5
+    # History says no general war when a great power stayed out of it.
+    assert score_board(final, truth, ["A", "B"], opening)["global_war_match"] == 1.0
+    assert score_board(final, truth, ["A", "D"], opening)["global_war_match"] is None

@@ -4,7 +4,6 @@ by a function): the record, the secretary loop, variants, stopping and informati
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from wargraph.trace import read_trace
 from wargraph.worlds.waragent import World, apply_round, new_world, validate
 
 WAIT = {"actions": [{"type": "wait", "target": "none", "message": ""}]}
+N = len(load_scenario("wwi").players)  # countries at the 1914 table
 
 
 def run(tmp_path: Path, overrides=(), seed: int = 0, humans=(), human_io=None, name="out"):
@@ -57,10 +57,8 @@ def _visibility():
 
 
 def test_whole_wwi_game_on_the_scripted_decider(tmp_path):
-    start = time.perf_counter()
+    # (its speed is measured in benchmarks/, not asserted here)
     result = run(tmp_path, seed=3)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 20, f"a scripted wwi game took {elapsed:.1f} s"
     assert result.finished and not result.values.get("error")
     world = World.model_validate(result.values["world"]["waragent"])
     assert world.round == 6 and [h.round for h in world.history] == list(range(7))
@@ -68,10 +66,10 @@ def test_whole_wwi_game_on_the_scripted_decider(tmp_path):
     keys = [h.board.state_key() for h in world.history]
     assert len(set(keys)) >= 4
     assert world.true.edges("war") and world.true.mobilized
-    assert replay_checks(world) >= 6 * 8  # at least one action per country per round
+    assert replay_checks(world) >= 6 * N  # at least one action per country per round
     # The secretary loop ran: scripted first drafts are often invalid and come back revised.
     verdicts = [e for e in result.record["events"] if e["kind"] == "verdict"]
-    assert len(verdicts) == 6 * 8
+    assert len(verdicts) == 6 * N
     assert any(v["data"]["revisions"] > 0 for v in verdicts)
     trace = read_trace(tmp_path / "out" / "trace.jsonl")
     assert {t["task"] for t in trace} == {"act", "revise"}
@@ -118,7 +116,7 @@ def test_amend_after_the_revision_limit(tmp_path):
     assert not any(t["task"] == "revise" for t in read_trace(tmp_path / "out" / "trace.jsonl"))
     world = World.model_validate(result.values["world"]["waragent"])
     # Amended sets pass every per-action rule (an unmet alliance obligation is waived).
-    w = new_world(world.countries)
+    w = new_world(world.countries, world.history[0].board)
     for log in world.history[1:]:
         for actor, actions in log.actions.items():
             assert not any(validate(actor, actions, w.beliefs[actor], w.countries).action_reasons)
@@ -142,7 +140,7 @@ def test_a_person_as_secretary_rejects_and_countries_revise(tmp_path):
     assert result.finished
     reviews = [p for p in seen if p["task"] == "review"]
     assert {p["seat"] for p in reviews} == {"secretary"}
-    assert len(reviews) == 2 * 8
+    assert len(reviews) == 2 * N
     verdicts = [e for e in result.record["events"] if e["kind"] == "verdict"]
     assert all(v["data"]["status"] == "amended" for v in verdicts)
     # (A person's seat is traced again when the graph resumes it: one prompt per ask id.)
@@ -151,7 +149,7 @@ def test_a_person_as_secretary_rejects_and_countries_revise(tmp_path):
         for t in read_trace(tmp_path / "out" / "trace.jsonl")
         if t["task"] == "revise"
     }.values()
-    assert len(revise_prompts) == 8
+    assert len(revise_prompts) == N
     assert all(
         "> - the secretary objects: not in the spirit of the age" in p for p in revise_prompts
     )
@@ -262,7 +260,7 @@ def test_canary_in_a_private_action_reaches_only_its_target(tmp_path):
         human_io=serbia,
     )
     trace = read_trace(tmp_path / "out" / "trace.jsonl")
-    assert len({t["role"] for t in trace}) == 8
+    assert len({t["role"] for t in trace}) == N
     reached = {t["role"] for t in trace if canary in json.dumps(t["messages"])}
     assert reached == {"Serbia", "Russia"}  # Serbia sees its own action; Russia is the target
     with_secret = {t["role"] for t in trace if secret in json.dumps(t["messages"])}
@@ -303,7 +301,7 @@ def test_a_model_secretary_reviews_after_the_rules(tmp_path):
     assert reviews and {t["role"] for t in reviews} == {"secretary"}
     assert all("The leader of" in t["messages"][-1]["content"] for t in reviews)
     world = World.model_validate(result.values["world"]["waragent"])
-    w = new_world(world.countries)
+    w = new_world(world.countries, world.history[0].board)
     for log in world.history[1:]:
         for actor, actions in log.actions.items():
             assert not any(validate(actor, actions, w.beliefs[actor], w.countries).action_reasons)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib.resources import files
 
 import pytest
 
@@ -22,6 +23,8 @@ LEAKS = {
         "Hungar",
         "Russia",
         "Serb",
+        "Belg",
+        "Ital",
         "America",
         "Ottoman",
         "Turk",
@@ -44,6 +47,7 @@ LEAKS = {
         "Chin",
         "Polish",
         "Pol",
+        "Danzig",
         "Nazi",
         "Hitler",
         "Stalin",
@@ -59,7 +63,7 @@ LEAKS = {
         "Qi",
         "Zhou",
         "Yangtze",
-        "323 BC",
+        "318 BC",
     ],
 }
 
@@ -86,23 +90,59 @@ def test_triggers_and_alternatives(scenario):
     assert s.waragent.triggers["none"] == "Nothing special happened today."
 
 
-def test_ground_truth_as_in_the_issue():
-    wwi = load_scenario("wwi").waragent.ground_truth
-    assert ["Russia", "France"] in wwi.alliances and len(wwi.alliances) == 5
-    assert ("German Empire", "Serbia") in wwi.wars and len(wwi.wars) == 5
-    assert "United States" not in wwi.mobilized and len(wwi.mobilized) == 7
-    wwii = load_scenario("wwii").waragent.ground_truth
-    assert sorted(map(sorted, wwii.alliances)) == [
-        ["Britain", "France"],
-        ["Germany", "Italy"],
-        ["Germany", "Japan"],
-    ]
-    assert set(wwii.wars) == {("Britain", "Germany"), ("France", "Germany"), ("Japan", "China")}
-    assert set(wwii.mobilized) == {"Britain", "Germany", "France", "Japan", "China", "Soviet Union"}
+def test_ground_truth_corrections_of_issue_14():
+    wwi = load_scenario("wwi").waragent
+    truth = wwi.ground_truth
+    # Directed as declared: the German Empire on Russia (1 August), never the reverse.
+    assert ("German Empire", "Russia") in truth.wars
+    assert ("Russia", "German Empire") not in truth.wars
+    assert ("Britain", "German Empire") in truth.wars  # 4 August, once missing
+    assert {"Belgium", "Italy"} <= set(load_scenario("wwi").players)
+    # Treaties in force on 28 June 1914 open the game; Britain-France was no alliance.
+    assert ("German Empire", "Austria-Hungary") in wwi.initial_alliances
+    assert not any({"Britain", "France"} <= set(g) for g in truth.alliances)
+    wwii = load_scenario("wwii").waragent
+    # Germany-Japan was no alliance in 1939; Japan-China was an undeclared war in progress.
+    assert not any({"Germany", "Japan"} <= set(g) for g in wwii.ground_truth.alliances)
+    assert ("Japan", "China") in wwii.initial_wars
+    assert ("Japan", "China") not in (wwii.ground_truth.wars or [])
+    assert "Poland" in load_scenario("wwii").players
+    assert ("Soviet Union", "Poland") in (wwii.ground_truth.wars or [])
     ws = load_scenario("warring_states").waragent.ground_truth
-    assert ws.wars is None
-    assert sorted(ws.alliances[0]) == sorted(["Yan", "Zhao", "Chu", "Wei", "Qi"])
-    assert len(ws.mobilized) == 7
+    assert "Han" in ws.alliances[0] and set(ws.uncertain) == {"Chu", "Qi"}
+
+
+NUMBERS = {4: "four", 6: "six"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_window_stated_and_every_entry_dated(name):
+    s = load_scenario(name)
+    # The window names the rounds the file plays.
+    assert f"{NUMBERS[s.rounds]} rounds of {s.timestep}" in s.waragent.ground_truth.window
+    # Every entry of the ground truth and of the initial state carries a dated comment.
+    lines = (files("wargraph.scenarios") / f"{name}.yaml").read_text("utf-8").splitlines()
+    section, dated = None, 0
+    for line in lines:
+        key = re.match(r"^ {2,4}(\w+):", line)
+        if key:
+            section = key.group(1)
+        entry = line.lstrip().startswith("- ") or re.match(r"^ {4}mobilized: \[", line)
+        if entry and section in ENTRY_SECTIONS:
+            assert re.search(r"#.*(\d{4}|\d{3} BC)", line), f"{name}: undated entry {line!r}"
+            dated += 1
+    assert dated >= 5
+
+
+ENTRY_SECTIONS = {
+    "alliances",
+    "wars",
+    "mobilized",
+    "initial_alliances",
+    "initial_treaties",
+    "initial_wars",
+    "initial_mobilized",
+}
 
 
 def _texts(s) -> str:
@@ -188,6 +228,9 @@ def test_set_trigger_and_military_scale():
             "players.Serbia.profile: missing section(s) ['public_morale']",
         ),
         ("waragent.setting=reckless", "waragent.setting"),
+        ("waragent.initial_wars=[[Serbia, Serbia]]", "two different countries"),
+        ("waragent.initial_mobilized=[Narnia]", "unknown country name(s) ['Narnia']"),
+        ("waragent.ground_truth.uncertain=[Narnia]", "unknown country name(s) ['Narnia']"),
         ("waragent.secretary.max_revisions=-1", "waragent.secretary.max_revisions"),
     ],
 )

@@ -1,4 +1,7 @@
 """The LangGraph server side of wargraph: graph factories, seat tokens, auth, players' pages."""
 
-FAMILIES = ("crisis", "tabletop", "waragent", "diplomacy", "flow")
-"""Graph ids served, in langgraph.json order; each is the module `wargraph.graphs.<id>`."""
+from wargraph.families import BUILTIN
+
+FAMILIES = tuple(f.name for f in BUILTIN)
+"""The built-in graph ids, in langgraph.json order; plug-in families (`wargraph.families`) are
+served too (`wargraph serve` adds them; `wargraph.server.graphs` has a factory for each)."""

@@ -8,6 +8,7 @@ the player's routes of `wargraph.server.app`, which check the seat of the token 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langgraph_sdk import Auth
@@ -22,7 +23,11 @@ async def authenticate(headers: dict[bytes, bytes] | None) -> Auth.types.Minimal
     try:
         holder = check_token(bearer(headers))
     except TokenError as err:
-        raise Auth.exceptions.HTTPException(status_code=401, detail=str(err)) from None
+        raise Auth.exceptions.HTTPException(
+            status_code=401,
+            detail=f"{err}. The LangGraph API takes the facilitator's token as "
+            "Authorization: Bearer <token> (wargraph serve prints it)",
+        ) from None
     if holder.kind != FACILITATOR:
         # A seat token is valid, but not here: the whole API would show every seat's secrets.
         raise Auth.exceptions.HTTPException(
@@ -32,9 +37,34 @@ async def authenticate(headers: dict[bytes, bytes] | None) -> Auth.types.Minimal
     return {"identity": FACILITATOR, "permissions": [FACILITATOR], "display_name": "facilitator"}
 
 
+def _asked_scenario(value: Any) -> Any:
+    """The scenario a run's input names (None when it names none)."""
+    kwargs = value.get("kwargs") if isinstance(value, dict) else None
+    run_input = kwargs.get("input") if isinstance(kwargs, dict) else None
+    return run_input.get("scenario") if isinstance(run_input, dict) else None
+
+
 @auth.on
 async def facilitator_only(ctx: Auth.types.AuthContext, value: Any) -> bool:
-    """Defence in depth: every resource and action needs the facilitator's identity."""
+    """Defence in depth: every resource and action needs the facilitator's identity; a run may
+    name only a scenario of the server's catalog (a name is never opened as a file)."""
     if ctx.user.identity != FACILITATOR or FACILITATOR not in (ctx.permissions or []):
-        raise Auth.exceptions.HTTPException(status_code=403, detail="facilitator only")
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail="facilitator only: use the facilitator's token"
+        )
+    scenario = _asked_scenario(value)
+    # The catalog lists a folder: read it off the event loop.
+    if isinstance(scenario, str) and scenario not in await asyncio.to_thread(_allowed_names):
+        raise Auth.exceptions.HTTPException(
+            status_code=422,
+            detail=f"input.scenario: {scenario[:100]!r} is no shipped or registered scenario; "
+            "name one from GET /wargraph/scenarios or send the scenario as a mapping",
+        )
     return True
+
+
+def _allowed_names() -> set[str]:
+    from wargraph.server.catalog import catalog
+
+    known = catalog()
+    return set(known) | {str(path) for path in known.values()}

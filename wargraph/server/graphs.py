@@ -4,7 +4,8 @@ Each family module (`wargraph.graphs.<family>`) exports `graph`, built for its d
 and `build(scenario)`: a game graph has one agent node per seat, so another scenario may need
 another graph. langgraph-api calls a factory with the run's config (assistant config merged with
 the run's), so an assistant or a run selects a scenario with
-`config={"configurable": {"scenario": NAME | {inline scenario}, "overrides": {...}}}`;
+`config={"configurable": {"scenario": NAME | {inline scenario}, "overrides": {...}}}` (a name
+of a shipped or registered scenario, never a path: see `catalog`);
 with neither, the module's own `graph` is served. Thread reads use the thread's stored config, so
 they see the same graph as the runs of that thread.
 
@@ -15,7 +16,6 @@ disk, which the server's event loop must not do).
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 from collections import OrderedDict
@@ -23,8 +23,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.server import FAMILIES
+from wargraph import families
+from wargraph.scenario import ScenarioError
+from wargraph.server.catalog import open_scenario
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +46,14 @@ def _load(family: str) -> Any:
     if family in _errors:
         raise GraphUnavailable(_errors[family])
     try:
-        module = importlib.import_module(f"wargraph.graphs.{family}")
+        module = families.graph_module(family)
         if not hasattr(module, "graph") or not hasattr(module, "build"):
-            raise AttributeError(f"wargraph.graphs.{family} must export `graph` and `build`")
+            raise AttributeError(f"{module.__name__} must export `graph` and `build`")
     except Exception as exc:  # any import-time failure: this graph is off, the server stays up
-        _errors[family] = f"game family {family!r} is not available: {type(exc).__name__}: {exc}"
+        _errors[family] = (
+            f"game family {family!r} is not available ({type(exc).__name__}: {exc}); "
+            "reinstall wargraph, or leave this graph out of langgraph.json"
+        )
         log.warning(_errors[family])
         raise GraphUnavailable(_errors[family]) from None
     _modules[family] = module
@@ -59,7 +63,7 @@ def _load(family: str) -> Any:
 def available() -> dict[str, str | None]:
     """Each family and why it cannot be served (None when it can). Imports the modules."""
     out: dict[str, str | None] = {}
-    for family in FAMILIES:
+    for family in families.families():
         try:
             _load(family)
             out[family] = None
@@ -87,7 +91,7 @@ def build_compiled(family: str, scenario: Any, overrides: dict[str, Any]) -> Any
         scenario = scenario or getattr(module, "DEFAULT_SCENARIO", None)
         if scenario is None:
             raise GraphUnavailable("configurable.scenario: this graph needs a scenario name")
-        sc = load_scenario(scenario, overrides or None)
+        sc = open_scenario(scenario, overrides)
         if sc.family != family:
             raise GraphUnavailable(
                 f"the scenario is of family {sc.family!r}; run it on the {sc.family!r} graph"
@@ -146,6 +150,21 @@ async def diplomacy(config: RunnableConfig):
 async def flow(config: RunnableConfig):
     """A game composed from the phase library by the scenario's `flow` section."""
     return await graph_for("flow", config)
+
+
+def _factory(family: str):
+    async def serve_family(config: RunnableConfig):
+        return await graph_for(family, config)
+
+    serve_family.__name__ = family
+    serve_family.__doc__ = families.get(family).description or f"The {family} game."
+    return serve_family
+
+
+# Every other registered family (plug-ins) gets a factory by its name, so a graph spec
+# `wargraph.server.graphs:<family>` serves it (langgraph-api reads the module's namespace).
+for _name in families.families():
+    globals().setdefault(_name, _factory(_name))
 
 
 # Import the families now: the server imports this module in a worker thread at startup, so the

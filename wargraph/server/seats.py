@@ -25,6 +25,11 @@ _MAC_CHARS = 32  # 128 bits of HMAC-SHA256, hex
 _MAX_TOKEN = 2048
 
 _generated: str | None = None
+MALFORMED = "malformed token: copy the whole link you were given, or ask the facilitator for it"
+INVALID = (
+    "invalid token: it was not made by this server (or its secret changed); "
+    "ask the facilitator for a new link"
+)
 
 
 class TokenError(ValueError):
@@ -62,7 +67,7 @@ def _unb64(text: str) -> str:
     try:
         return base64.urlsafe_b64decode(padded.encode()).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise TokenError("malformed token") from None
+        raise TokenError(MALFORMED) from None
 
 
 def facilitator_token(secret: str | None = None) -> str:
@@ -96,21 +101,21 @@ def check_token(token: str | None, secret: str | None = None) -> Holder:
         raise TokenError("no token: open the link you were given (it carries your token)")
     token = token.strip()
     if len(token) > _MAX_TOKEN:
-        raise TokenError("malformed token")
+        raise TokenError(MALFORMED)
     key = secret or server_secret()
     if token.startswith("f."):
         if hmac.compare_digest(token, facilitator_token(key)):
             return Holder(FACILITATOR)
-        raise TokenError("invalid token")
+        raise TokenError(INVALID)
     parts = token.split(".")
     if len(parts) != 3 or parts[0] != "s":
-        raise TokenError("malformed token")
+        raise TokenError(MALFORMED)
     thread_id, sep, seat = _unb64(parts[1]).partition("\n")
     if not sep or not thread_id or not seat:
-        raise TokenError("malformed token")
+        raise TokenError(MALFORMED)
     expected = _mac(key, "seat|" + thread_id + "|" + seat)
     if not hmac.compare_digest(parts[2], expected):
-        raise TokenError("invalid token")
+        raise TokenError(INVALID)
     return Holder("seat", thread_id, seat)
 
 

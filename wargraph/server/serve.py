@@ -14,7 +14,6 @@ import importlib.util
 import ipaddress
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,7 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wargraph.scenario import ScenarioError
 from wargraph.server import FAMILIES
+from wargraph.server.catalog import REGISTERED_ENV, check_registration
+from wargraph.server.launch import READ_TIMEOUT_ENV
 from wargraph.server.seats import SECRET_ENV, facilitator_token, new_secret
 
 DEFAULT_STATE_DIR = ".wargraph-server"
@@ -44,6 +46,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "disable_mcp": True,
         "disable_a2a": True,
         "disable_ui": True,
+        # No origin but the server's own (which needs no CORS): langgraph-api's default is "*".
+        "cors": {"allow_origins": []},
     },
 }
 """The same as the repository's langgraph.json (a test keeps them equal)."""
@@ -71,7 +75,12 @@ def _spec_available(spec: str, base: Path) -> str | None:
     if "/" in target or target.endswith(".py"):
         return None if (base / target).exists() else f"no file {target}"
     if target == "wargraph.server.graphs":
-        target = f"wargraph.graphs.{_var}"
+        from wargraph.families import FamilyError, get
+
+        try:
+            target = get(_var).graph
+        except FamilyError as err:
+            return str(err)
     try:
         found = importlib.util.find_spec(target)
     except (ModuleNotFoundError, ValueError):
@@ -90,7 +99,11 @@ def _absolute(spec: str, base: Path) -> str:
 def effective_config(config: str | Path | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """The config to serve and the graphs left out (id -> reason)."""
     if config is None:
+        from wargraph.families import families
+
         data, base = copy.deepcopy(DEFAULT_CONFIG), Path.cwd()
+        for family in families():  # plug-in families are served like the built-ins
+            data["graphs"].setdefault(family, f"wargraph.server.graphs:{family}")
     else:
         path = Path(config)
         try:
@@ -124,6 +137,9 @@ def effective_config(config: str | Path | None = None) -> tuple[dict[str, Any], 
         data["auth"]["path"] = _absolute(data["auth"]["path"], base)
     if isinstance(data.get("http"), dict) and isinstance(data["http"].get("app"), str):
         data["http"]["app"] = _absolute(data["http"]["app"], base)
+    # Whatever a user config says, only the server's own origin is served.
+    http = data["http"] if isinstance(data.get("http"), dict) else {}
+    data["http"] = {**http, "cors": copy.deepcopy(DEFAULT_CONFIG["http"]["cors"])}
     data["dependencies"] = ["."]  # the project is installed; langgraph dev installs nothing
     return data, skipped
 
@@ -170,13 +186,8 @@ def _die_with_parent() -> None:
 
 
 def langgraph_command() -> list[str]:
-    exe = Path(sys.executable).with_name("langgraph")
-    if exe.exists():
-        return [str(exe)]
-    found = shutil.which("langgraph")
-    if found:
-        return [found]
-    return [sys.executable, "-m", "langgraph_cli"]
+    """`langgraph` (the CLI) behind wargraph's hardened HTTP settings (see `launch`)."""
+    return [sys.executable, "-m", "wargraph.server.launch"]
 
 
 def read_secret(state_dir: Path) -> str:
@@ -241,16 +252,33 @@ def start(
     log_path: str | Path | None = None,
     log_level: str = "WARNING",
     jobs: int = 4,
+    scenarios: list[str | Path] | None = None,
+    read_timeout: float | None = None,
 ) -> tuple[Server, dict[str, str]]:
-    """Start `langgraph dev` in the state folder; returns at once (see `wait_ready`)."""
+    """Start `langgraph dev` in the state folder; returns at once (see `wait_ready`).
+
+    `scenarios` are files the facilitator may start by name (besides the shipped ones);
+    `read_timeout` is how long a client may take to send a whole request (seconds)."""
     if not port_free(host, port):
         raise ServeError(f"port {port} on {host} is in use; choose another with --port")
+    try:
+        registered = check_registration(list(scenarios or []))
+    except ScenarioError as err:
+        raise ServeError(str(err)) from None
     folder = Path(state_dir or DEFAULT_STATE_DIR).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     data, skipped = effective_config(config)
     (folder / "langgraph.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     secret = read_secret(folder)
-    env = {**os.environ, **OFFLINE_ENV, SECRET_ENV: secret}
+    env = {
+        **os.environ,
+        **OFFLINE_ENV,
+        SECRET_ENV: secret,
+        "PYTHONUNBUFFERED": "1",  # the log file shows each request as it happens
+        REGISTERED_ENV: os.pathsep.join(str(p) for p in registered.values()),
+    }
+    if read_timeout is not None:
+        env[READ_TIMEOUT_ENV] = str(read_timeout)
     cmd = [
         *langgraph_command(),
         "dev",
@@ -321,6 +349,7 @@ def serve(
     config: str | Path | None = None,
     *,
     state_dir: str | Path | None = None,
+    scenarios: list[str | Path] | None = None,
 ) -> int:
     """Run the server in the foreground until Ctrl-C; print the facilitator's link."""
     from rich.console import Console
@@ -332,7 +361,9 @@ def serve(
             "HTTP; use this only on a network you trust."
         )
     try:
-        server, skipped = start(host=host, port=port, config=config, state_dir=state_dir)
+        server, skipped = start(
+            host=host, port=port, config=config, state_dir=state_dir, scenarios=scenarios
+        )
     except ServeError as err:
         console.print(f"[bold red]error:[/] {err}", highlight=False)
         return 2
@@ -347,6 +378,8 @@ def serve(
             highlight=False,
             soft_wrap=True,
         )
+        for name, path in check_registration(list(scenarios or [])).items():
+            console.print(f"Scenario {name}: {path}", highlight=False)
         console.print(
             f"API: Authorization: Bearer {server.facilitator_token}\n"
             f"State: {server.state_dir}   Stop: Ctrl-C",

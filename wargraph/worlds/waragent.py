@@ -816,9 +816,14 @@ class GroundTruth(BaseModel):
     # Each entry lists countries that were allied with each other (two or more); blocs are
     # the connected components of these links.
     alliances: list[list[str]] = Field(default_factory=list)
-    # Directed (declarer, target) pairs; null means "no war score" for this scenario.
+    # Directed (declarer, target) pairs declared in the window (wars already in progress at
+    # the start belong to `initial_wars`); null means "no war score" for this scenario.
     wars: list[tuple[str, str]] | None = Field(default_factory=list)
+    # Countries that mobilized in the window (not those mobilized at the start).
     mobilized: list[str] = Field(default_factory=list)
+    # Countries whose part the record leaves open: every score leaves them out.
+    uncertain: list[str] = Field(default_factory=list)
+    window: str = ""
     note: str = ""
 
     @field_validator("alliances")
@@ -830,7 +835,7 @@ class GroundTruth(BaseModel):
         return v
 
     def countries(self) -> set[str]:
-        named = {c for g in self.alliances for c in g} | set(self.mobilized)
+        named = {c for g in self.alliances for c in g} | set(self.mobilized) | set(self.uncertain)
         return named | {c for pair in self.wars or [] for c in pair}
 
 
@@ -864,7 +869,11 @@ class WarAgentConfig(BaseModel):
     # Profile overrides: a factor on a country's military ("Russia: 3" = three times).
     military_scale: dict[str, float] = Field(default_factory=dict)
     secretary: SecretaryConfig = Field(default_factory=SecretaryConfig)
+    # The opening board (what history had already settled when the window opens).
     initial_alliances: list[tuple[str, str]] = Field(default_factory=list)
+    initial_treaties: list[tuple[str, str]] = Field(default_factory=list)
+    initial_wars: list[tuple[str, str]] = Field(default_factory=list)
+    initial_mobilized: list[str] = Field(default_factory=list)
     anonymise: bool = False
     anonymisation: dict[str, str] = Field(default_factory=dict)
 
@@ -874,6 +883,14 @@ class WarAgentConfig(BaseModel):
         unknown = sorted(set(v) - set(ACTION_TYPES))
         if unknown:
             raise ValueError(f"unknown action(s) {unknown} (known: {', '.join(ACTION_TYPES)})")
+        return v
+
+    @field_validator("initial_alliances", "initial_treaties", "initial_wars")
+    @classmethod
+    def _two_countries(cls, v: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        for a, b in v:
+            if a == b:
+                raise ValueError(f"a pair needs two different countries (got [{a}, {b}])")
         return v
 
     @field_validator("military_scale")
@@ -910,14 +927,27 @@ class WarAgentConfig(BaseModel):
             set(self.great_powers)
             | self.ground_truth.countries()
             | set(self.military_scale)
-            | {c for pair in self.initial_alliances for c in pair}
+            | {c for pairs in self._initial_pairs().values() for pair in pairs for c in pair}
+            | set(self.initial_mobilized)
         )
         return sorted(used - known)
 
+    def _initial_pairs(self) -> dict[str, list[tuple[str, str]]]:
+        return {
+            "alliance": self.initial_alliances,
+            "treaty": self.initial_treaties,
+            "war": self.initial_wars,
+        }
+
     def initial_board(self, countries: list[str]) -> Board:
+        """The round-0 board. Wars in progress are relations, not declarations: scores count
+        only the declarations a run makes."""
         board = empty_board(countries)
-        for a, b in self.initial_alliances:
-            board.add(a, b, "alliance")
+        for kind, pairs in self._initial_pairs().items():
+            for a, b in pairs:
+                board.add(a, b, kind)
+        for c in self.initial_mobilized:
+            board.mobilize(c)
         return board
 
 

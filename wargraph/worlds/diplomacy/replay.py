@@ -9,7 +9,7 @@ from typing import Any
 
 from wargraph.state import Event
 from wargraph.worlds import diplomacy as W
-from wargraph.worlds.diplomacy_game import RELATIONS, relationships_of
+from wargraph.worlds.diplomacy.world import RELATIONS, relationships_of
 
 _PHASE_NAME = re.compile(r"[SFW]\d{4}[MRA]")
 

@@ -1,0 +1,48 @@
+"""Colonel Blotto (a campaign over named fronts), composed from the phase library and the Blotto
+world (`wargraph/worlds/blotto.py`); the walk-through is docs/new-game.md.
+
+Each round: negotiate (messages between sides) -> summarize (a private diary) -> order (one whole
+number per front) -> secretary_validate (refuse with reasons, ask again, then scale down) ->
+adjudicate (code scores the fronts; the control narrates); after the last round, analyze.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import StateGraph
+
+from wargraph.graphkit import build_game
+from wargraph.nodes.adjudicate import adjudicate
+from wargraph.nodes.analyze import analyze
+from wargraph.nodes.negotiate import negotiate
+from wargraph.nodes.order import order
+from wargraph.nodes.secretary_validate import secretary_validate
+from wargraph.nodes.summarize import summarize
+from wargraph.scenario import ScenarioError, load_scenario
+from wargraph.worlds.blotto import BlottoScenario, BlottoWorld
+
+DEFAULT_SCENARIO = "blotto"
+
+
+def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+    sc = load_scenario(scenario)
+    if not isinstance(sc, BlottoScenario):
+        raise ScenarioError(f"family: the blotto graph needs family 'blotto' (got {sc.family!r})")
+    return build_game(
+        {
+            "negotiate": negotiate,
+            "summarize": summarize,
+            "order": order,
+            "secretary_validate": secretary_validate,
+            "adjudicate": adjudicate,
+        },
+        roster=list(sc.roles),
+        world=BlottoWorld(),
+        scenario=sc,
+        end={"analyze": analyze},
+    )
+
+
+builder = build()
+graph = builder.compile()

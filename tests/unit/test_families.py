@@ -1,0 +1,212 @@
+"""Game families as plug-ins: the registry (built-ins and `wargraph.families` entry points), its
+errors, and an out-of-tree family package installed into the venv and played with `wargraph play`."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from wargraph import families
+from wargraph.families import Family
+from wargraph.runner import family_module
+from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
+
+WARGRAPH = Path(sys.executable).with_name("wargraph")
+
+# A family defined in this test module, as a plug-in package would define one.
+ECHO = Family("echo", "wargraph.scenario:Scenario", "wargraph.graphs.crisis", None, "a test")
+NOT_A_FAMILY = {"name": "echo"}
+
+
+@pytest.fixture
+def entry_points(monkeypatch):
+    """Stand-in entry points for the group (what installed packages would declare)."""
+
+    def install(**targets: str) -> None:
+        eps = [
+            importlib.metadata.EntryPoint(name=n, value=v, group=families.GROUP)
+            for n, v in targets.items()
+        ]
+        monkeypatch.setattr(
+            families.importlib.metadata,
+            "entry_points",
+            lambda group=None: [e for e in eps if group in (None, e.group)],
+        )
+        families.refresh()
+
+    yield install
+    monkeypatch.undo()
+    families.refresh()
+
+
+def test_builtin_families_register_through_the_registry():
+    names = list(families.families())
+    assert names[:6] == ["crisis", "tabletop", "waragent", "diplomacy", "flow", "blotto"]
+    for name in names[:6]:
+        assert callable(families.graph_module(name).build)
+    assert families.scenario_class("blotto").__name__ == "BlottoScenario"
+    shipped = shipped_scenarios()
+    assert {"blotto", "haiwire", "wwi", "summit"} <= set(shipped)
+    assert family_module(load_scenario("blotto")).__name__ == "wargraph.graphs.blotto"
+
+
+def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
+    entry_points(echo=f"{__name__}:ECHO")
+    assert families.families()["echo"] is ECHO and families.problems() == {}
+    path = tmp_path / "echo.yaml"
+    path.write_text("family: echo\ntitle: Echo\nsetting: A test.\nplayers: {a: {}}\n")
+    sc = load_scenario(str(path))
+    assert sc.family == "echo"
+    assert family_module(sc).__name__ == "wargraph.graphs.crisis"
+    # the server serves it too: `wargraph serve` adds its graph, and its factory module knows it
+    from wargraph.server.graphs import available
+    from wargraph.server.serve import effective_config
+
+    graphs, skipped = effective_config(None)
+    assert graphs["graphs"]["echo"] == "wargraph.server.graphs:echo" and "echo" not in skipped
+    assert available()["echo"] is None
+
+
+@pytest.mark.parametrize(
+    "name, target, why",
+    [
+        ("crisis", f"{__name__}:ECHO", "taken by a built-in family"),
+        ("echo", "no_such_plugin_pkg.family:FAMILY", "cannot be loaded (ModuleNotFoundError"),
+        ("echo", f"{__name__}:NOT_A_FAMILY", "expected a wargraph.families.Family, got dict"),
+        ("other", f"{__name__}:ECHO", "named 'other' but the family 'echo'"),
+    ],
+)
+def test_a_broken_plugin_is_reported_and_the_rest_still_play(
+    entry_points, tmp_path, name, target, why
+):
+    entry_points(**{name: target})
+    assert why in families.problems()[name]
+    assert "blotto" in families.families() and families.get("crisis").graph.endswith("crisis")
+    if name != "crisis":  # a scenario of the broken family names the file and the reason
+        path = tmp_path / "x.yaml"
+        path.write_text(f"family: {name}\ntitle: X\nsetting: A test.\n")
+        with pytest.raises(ScenarioError, match=rf"x\.yaml: family: .*{name}"):
+            load_scenario(str(path))
+
+
+def test_an_unknown_family_lists_the_known_ones():
+    with pytest.raises(ScenarioError, match=r"unknown game family 'nope' \(known: .*blotto"):
+        load_scenario({"family": "nope", "title": "x", "setting": "y"})
+
+
+# --- an out-of-tree package, really installed ------------------------------------------------------
+
+PLUGIN = {
+    "pyproject.toml": """
+        [build-system]
+        requires = ["setuptools>=68"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "wargraph-duel-plugin-test"
+        version = "0.0.1"
+
+        [project.entry-points."wargraph.families"]
+        duel = "wargraph_duel_test:FAMILY"
+
+        [tool.setuptools]
+        packages = ["wargraph_duel_test"]
+
+        [tool.setuptools.package-data]
+        wargraph_duel_test = ["*.yaml"]
+    """,
+    "wargraph_duel_test/__init__.py": '''
+        """A two-seat duel: each side states a plan; the rules say the longer plan wins."""
+        from wargraph.families import Family
+        from wargraph.graphkit import build_game
+        from wargraph.nodes.adjudicate import adjudicate
+        from wargraph.nodes.order import order
+        from wargraph.scenario import Scenario, load_scenario
+        from wargraph.state import make_event
+        from wargraph.worlds.base import World
+
+        FAMILY = Family("duel", "wargraph_duel_test:DuelScenario", "wargraph_duel_test",
+                        "wargraph_duel_test", "a two-seat duel")
+
+
+        class DuelScenario(Scenario):
+            family: str = "duel"
+
+
+        class DuelWorld(World):
+            narrates = False
+
+            def resolve(self, table, proposals, narration):
+                best = max(sorted(proposals), key=lambda side: len(proposals[side]))
+                return {"events": [make_event(round=table.round, phase=table.phase,
+                                              kind="duel", author="referee",
+                                              text=f"{best} wins the exchange")]}
+
+
+        def build(scenario):
+            sc = load_scenario(scenario)
+            return build_game({"order": order, "adjudicate": adjudicate},
+                              roster=list(sc.roles), world=DuelWorld(), scenario=sc)
+    ''',
+    "wargraph_duel_test/duel_at_dawn.yaml": """
+        family: duel
+        title: "Duel at dawn"
+        setting: "Two fencers meet at dawn."
+        rounds: 2
+        players:
+          left: {persona: "A patient fencer."}
+          right: {persona: "A reckless fencer."}
+    """,
+}
+
+
+def _pip(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+@pytest.fixture
+def duel_plugin(tmp_path):
+    src = tmp_path / "duel_src"
+    for rel, text in PLUGIN.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(textwrap.dedent(text).lstrip())
+    # --no-build-isolation: build with the venv's setuptools, so nothing is fetched
+    done = _pip("install", "--no-deps", "--no-build-isolation", str(src))
+    assert done.returncode == 0, done.stderr
+    try:
+        yield
+    finally:
+        _pip("uninstall", "-y", "wargraph-duel-plugin-test")
+        families.refresh()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_an_installed_plugin_family_plays_with_wargraph_play(duel_plugin, tmp_path):
+    listed = subprocess.run(
+        [str(WARGRAPH), "scenarios"], capture_output=True, text=True, timeout=120
+    )
+    assert "duel_at_dawn" in listed.stdout and "duel" in listed.stdout, listed.stdout
+    out = tmp_path / "run"
+    played = subprocess.run(
+        [str(WARGRAPH), "play", "duel_at_dawn", "--model", "scripted", "--out", str(out),
+         "--db", str(tmp_path / "g.sqlite")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    record = json.loads((out / "record.json").read_text())
+    assert record["done"] and record["scenario"]["family"] == "duel"
+    duels = [e for e in record["events"] if e["kind"] == "duel"]
+    assert [e["round"] for e in duels] == [1, 2]
+    assert all(e["text"].endswith("wins the exchange") for e in duels)

@@ -1,0 +1,190 @@
+"""The ASGI middleware in front of every request of the server (pages, wargraph routes and the
+LangGraph API alike): same-origin only, no tokens in URLs, a token for the API description, and
+JSON bodies that are bounded and well-formed.
+
+Mounted as the custom app's middleware, which langgraph-api places outside its own (CORS, access
+log, auth), so what is refused here never reaches the access log, and a token in a query string
+is never written there.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from urllib.parse import parse_qsl
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from wargraph.server.api import MAX_BODY, ApiError, json_response, parse_json
+from wargraph.server.seats import FACILITATOR, TokenError, bearer, check_token
+
+log = logging.getLogger(__name__)
+
+MAX_API_BODY = 2_000_000  # bytes of one request body anywhere on the server
+BODY_METHODS = {"POST", "PUT", "PATCH"}
+# The LangGraph server's description of itself: the facilitator's, like the API it describes.
+FACILITATOR_PATHS = {"/docs", "/openapi.json", "/info", "/metrics"}
+TOKEN_PARAMS = {
+    "token",
+    "access_token",
+    "api_key",
+    "apikey",
+    "x-api-key",
+    "auth",
+    "authorization",
+    "bearer",
+    "secret",
+    "password",
+}
+TOKEN_SHAPE = re.compile(r"(f\.[0-9a-f]{32}|s\.[A-Za-z0-9_-]+\.[0-9a-f]{32})")
+
+
+def _refuse(status: int, detail: str) -> JSONResponse:
+    return json_response({"detail": detail}, status)
+
+
+def token_in_query(query_string: bytes) -> bool:
+    """Whether a query string carries a token (by parameter name, or by a wargraph token's shape)."""
+    text = query_string.decode("latin-1")
+    for name, value in parse_qsl(text, keep_blank_values=True):
+        if name.strip().lower() in TOKEN_PARAMS or TOKEN_SHAPE.search(value):
+            return True
+    return bool(TOKEN_SHAPE.search(text))
+
+
+def foreign_origin(scope: Scope, headers: Headers) -> str | None:
+    """The request's Origin when it is not this server's own (None when same-origin or absent)."""
+    origin = headers.get("origin")
+    if origin is None:
+        return None
+    own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+    return None if origin.lower() == own.lower() else origin
+
+
+def _meta_refusal(headers: Headers) -> JSONResponse | None:
+    what = (
+        "the API description (/openapi.json, /docs, /info, /metrics) needs the facilitator's "
+        "token: send Authorization: Bearer <token> (wargraph serve prints it)"
+    )
+    try:
+        holder = check_token(bearer(dict(headers)))
+    except TokenError as err:
+        return _refuse(401, f"{err}; {what}")
+    if holder.kind != FACILITATOR:
+        return _refuse(403, what)
+    return None
+
+
+def refusal(scope: Scope, headers: Headers) -> JSONResponse | None:
+    """Why a request is refused before anything else sees it (None: it may go on)."""
+    if token_in_query(scope.get("query_string", b"")):
+        log.warning(
+            "refused %s %s: a token in the query string (not logged)",
+            scope.get("method"),
+            scope.get("path"),
+        )
+        return _refuse(
+            400,
+            "send the token in the Authorization header (Bearer …), never in the URL: "
+            "URLs end up in logs and browser history",
+        )
+    origin = foreign_origin(scope, headers)
+    if origin is not None:
+        return _refuse(
+            403,
+            f"cross-origin requests are refused (from {origin[:100]}); open the pages from "
+            "this server, or call the API from a program (no Origin header)",
+        )
+    if scope.get("path") in FACILITATOR_PATHS:
+        return _meta_refusal(headers)
+    return None
+
+
+def body_limit(path: str) -> int:
+    """The wargraph routes take small answers and game requests; the LangGraph API more."""
+    return MAX_BODY if path.startswith("/wargraph/") else MAX_API_BODY
+
+
+async def read_body(receive: Receive, limit: int) -> tuple[bytes, bool]:
+    """The whole body (up to one chunk past the limit) and whether the client went away."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"", True
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit or not message.get("more_body", False):
+            return b"".join(chunks), False
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the body read here once, then waits on the real one."""
+    sent = False
+
+    async def inner() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return inner
+
+
+def without_cors(send: Send) -> Send:
+    """Only same-origin requests get here, which need no CORS headers: drop any (and with them
+    the private-network grant `langgraph dev` adds to every preflight)."""
+
+    async def inner(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {
+                **message,
+                "headers": [
+                    (k, v)
+                    for k, v in message.get("headers", [])
+                    if not k.lower().startswith(b"access-control-")
+                ],
+            }
+        await send(message)
+
+    return inner
+
+
+class Guard:
+    """The middleware; see the module's docstring."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refused = refusal(scope, headers)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        if scope.get("method") in BODY_METHODS:
+            limit = body_limit(scope.get("path", ""))
+            body, gone = await read_body(receive, limit)
+            if gone:
+                return
+            if len(body) > limit:
+                await _refuse(413, f"request body over {limit} bytes; send less")(
+                    scope, receive, send
+                )
+                return
+            if body:
+                try:
+                    parse_json(body)
+                except ApiError as err:
+                    await _refuse(err.status, err.detail)(scope, receive, send)
+                    return
+            receive = replay(body, receive)
+        await self.app(scope, receive, without_cors(send))

@@ -1,0 +1,297 @@
+"""What a power sees of the map: unit blocks (each unit's legal orders, nearest foreign units and
+unowned centres) and the board as text."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from diplomacy import Game
+from diplomacy.engine.map import Map
+
+from wargraph.worlds.diplomacy.engine import _as_game, phase_info
+from wargraph.worlds.diplomacy.orders import legal_orders
+
+# ---------------------------------------------------------------------------------------------
+# Geography: adjacency graphs and unit blocks for the order prompt
+# ---------------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _graph(map_name: str, unit_type: str) -> dict[str, tuple[str, ...]]:
+    """Move adjacency for one unit type. Army nodes are provinces ("STP"); fleet nodes are
+    coast-specific where the province has coasts ("STP/NC", "STP/SC"), so fleets on different
+    coasts of the same province get different neighbours."""
+    game_map = _map(map_name)
+    nodes = [loc.upper() for loc in game_map.locs if game_map.is_valid_unit(f"{unit_type} {loc}")]
+    graph = {}
+    for node in nodes:
+        dests = game_map.dest_with_coasts.get(node, [])
+        graph[node] = tuple(
+            sorted({d for d in dests if game_map.abuts(unit_type, node, "-", d) and d in nodes})
+        )
+    return graph
+
+
+@lru_cache(maxsize=512)
+def _map_area(map_name: str, loc: str) -> str | None:
+    return _map(map_name).area_type(loc)
+
+
+def _map(map_name: str) -> Map:
+    return Map(map_name)  # the engine caches maps by name
+
+
+@lru_cache(maxsize=4)
+def _convoy_graph(map_name: str) -> dict[str, tuple[str, ...]]:
+    """Army adjacency plus convoy legs: coast <-> adjacent sea, sea <-> sea. Used only for
+    targets an army cannot reach by land (islands, across the Channel), so a path that
+    needs a convoy is never preferred over a land path."""
+    game_map = _map(map_name)
+    army, fleet = _graph(map_name, "A"), _graph(map_name, "F")
+    water = {loc for loc in fleet if game_map.area_type(loc) == "WATER"}
+    graph: dict[str, set[str]] = {node: set(dests) for node, dests in army.items()}
+    for sea in water:
+        graph.setdefault(sea, set())
+        for dest in fleet[sea]:
+            prov = dest[:3]
+            if prov in water:
+                graph[sea].add(prov)
+            elif prov in army:  # a coast: armies embark and land there
+                graph[sea].add(prov)
+                graph[prov].add(sea)
+    return {node: tuple(sorted(dests)) for node, dests in graph.items()}
+
+
+def _bfs(graph: Mapping[str, Sequence[str]], start: str) -> dict[str, list[str]]:
+    """Shortest paths (as location lists) from start to every reachable node."""
+    paths = {start: [start]}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        for nxt in graph.get(cur, ()):
+            if nxt not in paths:
+                paths[nxt] = paths[cur] + [nxt]
+                queue.append(nxt)
+    return paths
+
+
+def _province_paths(paths: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Collapse coast nodes to provinces, keeping the shortest path per province."""
+    best: dict[str, list[str]] = {}
+    for node, path in sorted(paths.items()):
+        prov = node[:3]
+        if prov not in best or len(path) < len(best[prov]):
+            best[prov] = path
+    return best
+
+
+def _needs_convoy(map_name: str, utype: str, path: Sequence[str]) -> bool:
+    return utype == "A" and any(_map_area(map_name, p) == "WATER" for p in path)
+
+
+def _loc_name(game: Game, loc: str) -> str:
+    names = _loc_names(game.map.name)
+    return names.get(loc.upper(), loc.upper())
+
+
+@lru_cache(maxsize=8)
+def _loc_names(map_name: str) -> dict[str, str]:
+    game_map = _map(map_name)
+    return {abbr.upper(): name.title() for name, abbr in game_map.loc_name.items()}
+
+
+def _occupants(game: Game) -> dict[str, tuple[str, str]]:
+    """Province -> (unit, owner) for every unit on the board (not dislodged ones)."""
+    occ = {}
+    for pname, pw in game.powers.items():
+        for unit in pw.units:
+            occ[unit[2:5]] = (unit, pname)
+    return occ
+
+
+def _centre_owners(game: Game) -> dict[str, str | None]:
+    owners: dict[str, str | None] = {sc.upper(): None for sc in game.map.scs}
+    for pname, pw in game.powers.items():
+        for c in pw.centers:
+            owners[c] = pname
+    return owners
+
+
+def unit_blocks(
+    world: Game | Mapping[str, Any],
+    power: str,
+    *,
+    n_foreign: int = 3,
+    n_centres: int = 3,
+) -> list[dict[str, Any]]:
+    """One JSON-ready block per unit of ``power`` (and per dislodged unit in a retreat phase).
+
+    Each block: the unit and its territory; the territories it can move to with their occupant
+    (unit and owner) and centre status; the ``n_foreign`` nearest foreign units and the
+    ``n_centres`` nearest supply centres it does not own (plus every such centre adjacent),
+    each with the shortest path length on the unit's own adjacency (army: land moves; fleet:
+    sea/coast moves with coasts, e.g. a fleet on STP/SC does not touch NWY or BAR); and its
+    legal orders this phase. Convoys are not counted as paths. Targets the unit type cannot
+    reach (an inland army for a fleet) are not listed.
+    """
+    game = _as_game(world)
+    power = power.upper()
+    pw = game.get_power(power)
+    if pw is None:
+        raise ValueError(f"unknown power {power!r}")
+    occ = _occupants(game)
+    owners = _centre_owners(game)
+    legal = legal_orders(game, power) if game.phase_type in ("M", "R") else {}
+    homes = set(pw.homes)
+
+    units = [(u, False) for u in pw.units]
+    if game.phase_type == "R":
+        units += [(u, True) for u in pw.retreats]
+
+    blocks = []
+    for unit, dislodged in sorted(units, key=lambda x: (x[1], x[0][2:])):
+        utype, loc = unit[0], unit[2:]
+        graph = _graph(game.map.name, utype)
+        paths = _province_paths(_bfs(graph, loc))
+        if utype == "A":  # targets beyond the sea: shortest path with convoy legs
+            by_sea = _province_paths(_bfs(_convoy_graph(game.map.name), loc))
+            paths.update({prov: path for prov, path in by_sea.items() if prov not in paths})
+        prov = loc[:3]
+
+        adjacent = []
+        for dest in graph.get(loc, ()):
+            o_unit, o_owner = occ.get(dest[:3], (None, None))
+            adjacent.append(
+                {
+                    "location": dest,
+                    "name": _loc_name(game, dest),
+                    "occupant": o_unit,
+                    "occupant_owner": o_owner,
+                    "is_centre": dest[:3] in owners,
+                    "centre_owner": owners.get(dest[:3]),
+                }
+            )
+
+        foreign = []
+        for o_prov, (o_unit, o_owner) in occ.items():
+            if o_owner == power or o_prov not in paths or o_prov == prov:
+                continue
+            path = paths[o_prov]
+            foreign.append(
+                {
+                    "unit": o_unit,
+                    "owner": o_owner,
+                    "distance": len(path) - 1,
+                    "path": path,
+                    "by_convoy": _needs_convoy(game.map.name, utype, path),
+                }
+            )
+        foreign.sort(key=lambda f: (f["distance"], f["unit"][2:]))
+
+        centres = []
+        for sc, sc_owner in owners.items():
+            if sc_owner == power or sc not in paths:
+                continue
+            path = paths[sc]
+            centres.append(
+                {
+                    "centre": sc,
+                    "owner": sc_owner,
+                    "distance": len(path) - 1,
+                    "path": path,
+                    "by_convoy": _needs_convoy(game.map.name, utype, path),
+                }
+            )
+        centres.sort(key=lambda c: (c["distance"], c["centre"]))
+        near_centres = [c for i, c in enumerate(centres) if i < n_centres or c["distance"] <= 1]
+
+        blocks.append(
+            {
+                "unit": unit,
+                "power": power,
+                "type": "army" if utype == "A" else "fleet",
+                "location": loc,
+                "province": prov,
+                "name": _loc_name(game, loc),
+                "dislodged": dislodged,
+                "is_centre": prov in owners,
+                "centre_owner": owners.get(prov),
+                "is_home_centre": prov in homes,
+                "adjacent": adjacent,
+                "nearest_foreign_units": foreign[:n_foreign],
+                "nearest_unowned_centres": near_centres,
+                "legal_orders": list(legal.get(unit, [])),
+            }
+        )
+    return blocks
+
+
+def _centre_label(owner: str | None) -> str:
+    return "neutral" if owner is None else owner
+
+
+def render_unit_block(block: Mapping[str, Any]) -> str:
+    """Prompt text for one unit block (stable layout, so llama.cpp can reuse its KV cache)."""
+    head = f"{block['unit']} ({block['name']}"
+    if block["is_centre"]:
+        head += ", home centre" if block["is_home_centre"] else ", supply centre"
+        head += f" owned by {_centre_label(block['centre_owner'])}"
+    head += ")"
+    if block.get("dislodged"):
+        head += " DISLODGED: must retreat or disband"
+    lines = [head]
+    adj = []
+    for a in block["adjacent"]:
+        text = a["location"]
+        if a["is_centre"]:
+            text += f" [centre: {_centre_label(a['centre_owner'])}]"
+        text += f" {a['occupant']} ({a['occupant_owner']})" if a["occupant"] else " empty"
+        adj.append(text)
+    lines.append("  Can move to: " + ("; ".join(adj) if adj else "nowhere"))
+    foreign = [
+        f"{f['unit']} ({f['owner']}) {f['distance']} away: {' > '.join(f['path'])}"
+        + (" (by convoy)" if f.get("by_convoy") else "")
+        for f in block["nearest_foreign_units"]
+    ]
+    lines.append("  Nearest foreign units: " + ("; ".join(foreign) if foreign else "none in reach"))
+    centres = [
+        f"{c['centre']} ({_centre_label(c['owner'])}) {c['distance']} away: {' > '.join(c['path'])}"
+        + (" (by convoy)" if c.get("by_convoy") else "")
+        for c in block["nearest_unowned_centres"]
+    ]
+    lines.append(
+        "  Nearest centres you do not own: " + ("; ".join(centres) if centres else "none in reach")
+    )
+    if block["legal_orders"]:
+        lines.append("  Legal orders: " + " | ".join(block["legal_orders"]))
+    return "\n".join(lines)
+
+
+def render_board(world: Game | Mapping[str, Any], power: str | None = None) -> str:
+    """Public board text: phase, and per power its centres (count), units and home centres.
+    ``power`` is listed first and marked "(you)"; neutral centres close the list."""
+    game = _as_game(world)
+    info = phase_info(game)
+    me = power.upper() if power else None
+    order = sorted(game.powers, key=lambda p: (p != me, p))
+    lines = [f"Phase {info.name}"]
+    for pname in order:
+        pw = game.powers[pname]
+        tag = " (you)" if pname == me else ""
+        if pw.is_eliminated():
+            lines.append(f"{pname}{tag}: eliminated")
+            continue
+        lines.append(
+            f"{pname}{tag}: {len(pw.centers)} centres: {', '.join(sorted(pw.centers)) or '-'}"
+        )
+        lines.append(f"  units: {', '.join(sorted(pw.units, key=lambda u: u[2:])) or '-'}")
+        if pw.retreats:
+            lines.append(f"  dislodged: {', '.join(sorted(pw.retreats))}")
+        lines.append(f"  home centres: {', '.join(sorted(pw.homes))}")
+    owned = {c for pw in game.powers.values() for c in pw.centers}
+    neutral = sorted(sc.upper() for sc in game.map.scs if sc.upper() not in owned)
+    lines.append(f"Neutral centres ({len(neutral)}): {', '.join(neutral) or '-'}")
+    return "\n".join(lines)
