@@ -12,6 +12,7 @@ noisy neighbour better than absolute numbers do.
 5. `storage`        SQLite checkpoint bytes per round and per game; time to resume
 6. `scale`          games per minute: in-process vs Ray, SQLite vs PostgreSQL; a Diplomacy
                     game's calls, tokens and bytes (docs/scaling.md plans from them)
+7. `free_text`      one-text-field answers: plain text vs JSON under a grammar, per-call speed
 """
 
 from __future__ import annotations
@@ -23,4 +24,12 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 
-BENCHMARKS = ("overhead", "prompt_growth", "local_model", "concurrency", "storage", "scale")
+BENCHMARKS = (
+    "overhead",
+    "prompt_growth",
+    "local_model",
+    "concurrency",
+    "storage",
+    "scale",
+    "free_text",
+)

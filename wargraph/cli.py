@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -15,9 +14,16 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table as RichTable
 
+from wargraph.faults import (
+    DEFAULT_MAX_FAULTS,
+    EXIT_MODEL_UNAVAILABLE,
+    ModelUnavailable,
+    summary_text,
+)
+from wargraph.langsmith_env import offline_unless_keyed
+
 # Offline by default: nothing may try to reach LangSmith unless a key is set.
-if not os.environ.get("LANGSMITH_API_KEY"):
-    os.environ.setdefault("LANGSMITH_TRACING", "false")
+offline_unless_keyed(say=lambda line: print(f"note: {line}", file=sys.stderr))
 
 app = typer.Typer(
     help="Wargames and negotiation games played by language models and people, on LangGraph.",
@@ -57,10 +63,17 @@ def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.scenario import ScenarioError
     from wargraph.store import StoreError
 
-    return (ScenarioError, StoreError, ModelRefError, RecordError, FileNotFoundError)
+    return (
+        ScenarioError,
+        StoreError,
+        ModelRefError,
+        RecordError,
+        FileNotFoundError,
+        ModelUnavailable,
+    )
 
 
-def _context(model: str, role_model: list[str], seed: int, human: list[str]):
+def _context(model: str, role_model: list[str], seed: int, human: list[str], max_faults: int):
     from wargraph.context import GameContext
     from wargraph.models import parse_model_ref
 
@@ -72,7 +85,17 @@ def _context(model: str, role_model: list[str], seed: int, human: list[str]):
             fail(f"--role-model {item!r}: expected ROLE=MODEL, e.g. control=openai:gpt-4o-mini")
         parse_model_ref(ref)
         per_role[role] = ref
-    return GameContext(model=model, role_models=per_role, seed=seed, humans=list(human))
+    if max_faults < 1:
+        fail(f"--max-faults {max_faults}: expected 1 or more")
+    return GameContext(
+        model=model, role_models=per_role, seed=seed, humans=list(human), max_faults=max_faults
+    )
+
+
+def _stopped(exc: ModelUnavailable) -> None:
+    """The model cannot answer: the game stops, saved; say so, sum up, exit non-zero."""
+    console.print(summary_text(exc.trace_path, exc.thread_id), highlight=False)
+    fail(str(exc), EXIT_MODEL_UNAVAILABLE)
 
 
 def terminal_human(payload: dict[str, Any]) -> Any:
@@ -118,6 +141,8 @@ def _report(result) -> None:
     if result.values.get("error"):
         fail(result.values["error"])
     if result.out_dir:
+        trace = result.out_dir / "trace.jsonl"
+        console.print(summary_text(trace, result.thread_id), highlight=False)
         console.print(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
     if result.interrupts:
         seats = ", ".join(i["value"].get("seat", "?") for i in result.interrupts)
@@ -162,6 +187,9 @@ def play(
     negotiation_rounds: Annotated[
         int | None, typer.Option(help="Diplomacy: negotiation rounds.")
     ] = None,
+    max_faults: Annotated[
+        int, typer.Option(help="Failed model calls in a row before the game stops (resumable).")
+    ] = DEFAULT_MAX_FAULTS,
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model)."""
     import uuid
@@ -179,7 +207,7 @@ def play(
     if negotiation_rounds is not None:
         overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
     try:
-        ctx = _context(model, role_model, seed, human)
+        ctx = _context(model, role_model, seed, human, max_faults)
         with console.status(f"playing {scenario} on {model} ..."):
             result = run_play(
                 scenario,
@@ -188,9 +216,11 @@ def play(
                 db=db,
                 thread_id=thread,
                 out_dir=out,
-                human_io=terminal_human if human else None,
+                human_io=terminal_human,  # asked only when a person's seat or a review waits
                 progress=_progress_printer(),
             )
+    except ModelUnavailable as exc:
+        _stopped(exc)
     except _known_errors() as exc:
         fail(str(exc))
     _report(result)
@@ -205,20 +235,20 @@ def resume(
     ] = None,
 ) -> None:
     """Continue a stored game from its last checkpoint."""
-    from wargraph.runner import load_run
     from wargraph.runner import resume as run_resume
 
     _on_thread(thread)
     try:
-        _, ctx = load_run(db, thread)
         with console.status(f"resuming {thread} ..."):
             result = run_resume(
                 db=db,
                 thread_id=thread,
                 out_dir=out,
-                human_io=terminal_human if ctx.humans else None,
+                human_io=terminal_human,
                 progress=_progress_printer(),
             )
+    except ModelUnavailable as exc:
+        _stopped(exc)
     except _known_errors() as exc:
         fail(str(exc))
     _report(result)
@@ -337,7 +367,9 @@ def prepare(
         write_scenario(data, output)
     except _known_errors() as exc:
         fail(str(exc))
-    note = "" if source == "model" else " (the model's answer was unusable: the fallback was used)"
+    note = (
+        " (the model's answer was unusable: the fallback was used)" if source == "fallback" else ""
+    )
     console.print(f"[green]wrote[/] {output}{note}; play it with `wargraph play {output}`")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from wargraph.faults import DEFAULT_MAX_FAULTS
+
 
 @dataclass
 class GameContext:
@@ -24,6 +26,8 @@ class GameContext:
     call_timeout: float = 60.0
     retries: int = 2
     """Transport retries per model call (with back-off) before the re-ask and the fallback."""
+    max_faults: int = DEFAULT_MAX_FAULTS
+    """Model calls in a row that fail every retry before the game stops (resumable)."""
 
 
 def context_of(runtime: Any) -> GameContext:

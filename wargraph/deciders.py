@@ -18,14 +18,24 @@ from typing import Any, NotRequired
 from pydantic import BaseModel, ValidationError
 from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
 
+from wargraph.faults import (
+    DEFAULT_MAX_FAULTS,
+    ModelUnavailable,
+    current_thread_id,
+    stop_message,
+    streaks,
+)
 from wargraph.models import (
     ModelRef,
+    ModelRefError,
     chat_model,
     endpoint_limit,
     parse_model_ref,
+    plain_text_kwargs,
     structured_kwargs,
     usage_of,
 )
+from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
 
 
@@ -40,6 +50,7 @@ class Seat(TypedDict, total=False):
     review: bool
     retries: int
     timeout: float
+    max_faults: int  # failed calls in a row (each after its retries) before the game stops
     trace_path: str | None
 
 
@@ -171,13 +182,18 @@ def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
                     raise err
                 raw = _loads(text[start : end + 1])
             except json.JSONDecodeError:
-                text_fields = [n for n, f in schema.model_fields.items() if f.annotation is str]
-                if len(schema.model_fields) == 1 and text_fields:
-                    raw = {text_fields[0]: text}  # a plain-text answer to a one-text-field question
-                else:
+                field = text_field(schema)
+                if field is None:
                     raise ValueError(f"the answer was not valid JSON ({err.msg})") from None
+                # a plain-text answer to a one-text-field question, its JSON dressing peeled off
+                raw = {field: unwrap_text(text, field)}
     if not isinstance(raw, dict):
         raise ValueError(f"the answer must be a JSON object, not {type(raw).__name__}")
+    return validate_value(raw, schema)
+
+
+def validate_value(raw: dict[str, Any], schema: type[BaseModel]) -> BaseModel:
+    """Over-long text cut to its limit (documented), then pydantic; errors name the fields."""
     raw = fit_lengths(raw, flat_json_schema(schema))
     try:
         return schema.model_validate(raw)
@@ -187,6 +203,14 @@ def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
             for e in err.errors()[:5]
         )
         raise ValueError(f"the answer did not match the schema ({problems})") from None
+
+
+def plain_answer(reply: Any, schema: type[BaseModel], field: str) -> BaseModel:
+    """A model's prose for a one-text-field question, put into the field in code."""
+    text = unwrap_text(str(reply.content), field)
+    if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
+        text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
+    return validate_value({field: text}, schema)
 
 
 # --- the three deciders -------------------------------------------------------------------------
@@ -265,8 +289,10 @@ def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> An
 
 
 class LLMDecider:
-    """Prompt + model + schema: grammar-constrained where the backend allows, validated, re-asked
-    once with the validation error, then the ask's documented fallback. Every call is traced."""
+    """Prompt + model + schema, validated, re-asked once with the reason, then the ask's documented
+    fallback. A one-text-field question is asked for prose (no grammar; the text is put into the
+    field in code); any other is grammar-constrained JSON where the backend allows. Every call,
+    unusable answer, fallback and stop is traced with its reason."""
 
     def __init__(self, seat: Seat, model: Any = None) -> None:
         self.seat = seat
@@ -284,90 +310,109 @@ class LLMDecider:
             timeout=float(self.seat.get("timeout", 60.0)),
         )
 
+    def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
+        record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
+
     def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
         json_schema = flat_json_schema(schema)
-        bind = structured_kwargs(
-            self.ref, grammar_schema(json_schema), name=ask["schema"].replace(".", "_")
-        )
+        field = text_field(schema)
+        if field is not None:
+            # prose needs no grammar: several times faster, and no JSON to nest the text in
+            limit = json_schema["properties"][field].get("maxLength")
+            cap = int(self.seat.get("max_tokens", 200))
+            bind = plain_text_kwargs(self.ref, min(cap, limit // 3 + 1) if limit else cap)
+            again = f"Answer again with only the {field} itself, in plain sentences, no JSON."
+        else:
+            name = ask["schema"].replace(".", "_")
+            bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
+            again = "Answer again with one JSON object that matches the schema."
         messages = [
             SystemMessage(ask["system"]),
             HumanMessage(user_prompt(ask, memory, json_schema)),
         ]
-        last_error = ""
+        last_error, cause = "", "unusable"
         for attempt in (1, 2):
-            raw, error = self._call(ask, messages, bind, attempt)
-            if error is not None:
+            reply, error = self._call(ask, messages, bind, attempt, "text" if field else "json")
+            if reply is None:
                 # The endpoint failed every retry: there is no answer to re-ask about (a re-ask
                 # would send the model an empty reply of its own and double the load).
-                last_error = error
+                last_error, cause = error or "", "transport"
                 break
+            raw = str(reply.content)
             try:
-                value = parse_answer(raw, schema).model_dump()
-                return {"value": value, "source": "model"}
+                answer = plain_answer(reply, schema, field) if field else parse_answer(raw, schema)
+                return {"value": answer.model_dump(), "source": "model"}
             except ValueError as err:
-                error = str(err)
-            last_error = error
+                last_error = str(err)
+            # never recorded as the answer: the reason goes back to the model, and to the trace
+            self._trace(ask, "rejected", attempt=attempt, reason=last_error, output=raw)
             messages = [
                 *messages,
-                AIMessage(raw or ""),
-                HumanMessage(
-                    f"That answer was not usable: {error}. Answer again with one JSON object "
-                    "that matches the schema."
-                ),
+                AIMessage(raw),
+                HumanMessage(f"That answer was not usable: {last_error}. {again}"),
             ]
-        record_call(
-            self.seat.get("trace_path"),
-            {**_where(ask), "event": "fallback", "reason": last_error, "output": ask["fallback"]},
-        )
+        self._trace(ask, "fallback", cause=cause, reason=last_error, output=ask["fallback"])
         return {"value": copy.deepcopy(ask["fallback"]), "source": "fallback", "note": last_error}
 
-    def _call(self, ask: Ask, messages: list, bind: dict, attempt: int) -> tuple[str, str | None]:
-        """One model call with transport retries and back-off; returns (text, error or None)."""
+    def _call(
+        self, ask: Ask, messages: list, bind: dict, attempt: int, mode: str
+    ) -> tuple[Any, str | None]:
+        """One model call with transport retries and back-off; returns (reply, None) or
+        (None, error). Raises ModelUnavailable when the model cannot load, or when this call
+        makes `max_faults` failed calls in a row for the game."""
         retries = int(self.seat.get("retries", 2))
-        error: str | None = None
+        prompt = [{"role": m.type, "content": str(m.content)} for m in messages]
+        game = current_thread_id()
+        error = ""
         for trial in range(retries + 1):
             start = time.perf_counter()
             try:
                 with endpoint_limit(self.ref):
                     start = time.perf_counter()  # the call's latency, not the wait for a slot
                     reply = self._model().invoke(messages, **bind)
-                text = str(reply.content)
                 pt, ct = usage_of(reply)
-                record_call(
-                    self.seat.get("trace_path"),
-                    {
-                        **_where(ask),
-                        "event": "call",
-                        "attempt": attempt,
-                        "model": str(self.ref),
-                        "messages": [{"role": m.type, "content": str(m.content)} for m in messages],
-                        "output": text,
-                        "prompt_tokens": pt,
-                        "completion_tokens": ct,
-                        "latency_s": round(time.perf_counter() - start, 4),
-                    },
+                self._trace(
+                    ask,
+                    "call",
+                    attempt=attempt,
+                    mode=mode,
+                    model=str(self.ref),
+                    messages=prompt,
+                    output=str(reply.content),
+                    prompt_tokens=pt,
+                    completion_tokens=ct,
+                    latency_s=round(time.perf_counter() - start, 4),
                 )
-                return text, None
+                streaks.answered(game)
+                return reply, None
             except Exception as exc:  # endpoint faults of every kind end in the fallback
                 error = f"{type(exc).__name__}: {str(exc)[:300]}"
-                record_call(
-                    self.seat.get("trace_path"),
-                    {
-                        **_where(ask),
-                        "event": "fault",
-                        "attempt": attempt,
-                        "trial": trial,
-                        "model": str(self.ref),
-                        "messages": [{"role": m.type, "content": str(m.content)} for m in messages],
-                        "error": error,
-                        "latency_s": round(time.perf_counter() - start, 4),
-                    },
+                self._trace(
+                    ask,
+                    "fault",
+                    attempt=attempt,
+                    trial=trial,
+                    model=str(self.ref),
+                    messages=prompt,
+                    error=error,
+                    latency_s=round(time.perf_counter() - start, 4),
                 )
+                if isinstance(exc, ModelRefError):  # a model that cannot load never will
+                    self._stop(ask, game, str(exc), 1, load=True)
                 if trial < retries:
                     time.sleep(min(0.25 * 2**trial, 4.0))
-        return "", error
+        failed = streaks.failed(game)
+        if failed >= int(self.seat.get("max_faults", DEFAULT_MAX_FAULTS)):
+            self._stop(ask, game, error, failed, load=False)
+        return None, error
+
+    def _stop(self, ask: Ask, game: str, reason: str, count: int, *, load: bool) -> None:
+        streaks.answered(game)  # a resume in this process counts afresh
+        message = stop_message(game, reason, count, load=load)
+        self._trace(ask, "stop", reason=message)
+        raise ModelUnavailable(message, thread_id=game, trace_path=self.seat.get("trace_path"))
 
 
 class HumanDecider:
@@ -417,13 +462,18 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
     parts.append(ask["question"])
-    fields = ", ".join(json_schema.get("properties", {}))
-    parts.append(f"Answer with one JSON object with the fields: {fields}.")
+    props = json_schema.get("properties", {})
+    (first, spec), *more = list(props.items()) or [("answer", {})]
+    if not more and spec.get("type") == "string":
+        parts.append(f"Answer in plain text: write only the {first} itself, no JSON, no heading.")
+    else:
+        parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
     return "\n\n".join(p for p in parts if p)
 
 
 def _where(ask: Ask) -> dict[str, Any]:
     return {
+        "thread": current_thread_id(),
         "role": ask["role"],
         "node": ask["phase"],
         "task": ask["task"],

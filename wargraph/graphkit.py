@@ -17,6 +17,7 @@ from langgraph.types import RetryPolicy, Send
 from wargraph.agents import agent_node_name, make_agent_node
 from wargraph.context import GameContext, context_of
 from wargraph.deciders import Ask
+from wargraph.faults import new_game
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.state import CLEAR, GameInput, GameState, make_event
 from wargraph.table import Table, scenario_of
@@ -67,6 +68,7 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
     def setup(state: GameInput, runtime: Runtime[GameContext]) -> dict[str, Any]:
         if state.get("spec"):  # resumed or forked games keep their scenario
             return {"next": first, "asks": []}
+        new_game()  # its model faults in a row count from zero, even on a reused thread id
         try:
             overrides = dict(state.get("overrides") or {})
             if state.get("rounds"):

@@ -92,7 +92,10 @@ class _LocalLlama:
             if path not in cls._instances:
                 if not Path(path).exists():
                     raise ModelRefError(f"model file {path} does not exist")
-                cls._instances[path] = cls(path, n_ctx)
+                try:
+                    cls._instances[path] = cls(path, n_ctx)
+                except Exception as exc:  # not a GGUF, truncated, out of memory ...
+                    raise ModelRefError(f"cannot load {path}: {exc}") from None
             return cls._instances[path]
 
 
@@ -133,7 +136,7 @@ class LlamaCppChat(BaseChatModel):
             "temperature": kwargs.get("temperature", self.temperature),
             "max_tokens": kwargs.get("max_tokens", self.max_tokens),
             "seed": kwargs.get("seed", self.seed),
-            "repeat_penalty": self.repeat_penalty,
+            "repeat_penalty": kwargs.get("repeat_penalty", self.repeat_penalty),
             "stop": stop,
         }
         if kwargs.get("response_format"):
@@ -222,6 +225,26 @@ def structured_kwargs(
             }
         }
     return {"response_format": {"type": "json_object", "schema": schema}}
+
+
+# Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), and
+# a stop at a run of blank lines (it rambles on with new "turns" after its answer).
+PLAIN_REPEAT_PENALTY = 1.2
+PLAIN_STOP = ["\n\n\n"]
+
+
+def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
+    """How to ask a backend for prose: no response format, a stop and a length cap.
+
+    llama.cpp in process also gets the repeat penalty; OpenAI-compatible servers keep the
+    model's own `max_tokens` (OpenAI's newer models refuse the old parameter name)."""
+    if ref.provider in ("embedded", "gguf"):
+        return {
+            "max_tokens": max_tokens,
+            "stop": PLAIN_STOP,
+            "repeat_penalty": PLAIN_REPEAT_PENALTY,
+        }
+    return {"stop": PLAIN_STOP}
 
 
 def usage_of(message: Any) -> tuple[int, int]:

@@ -96,7 +96,7 @@ class Table:
         model = ctx.role_models.get(role) or model or ctx.model
         if role in ctx.humans:
             kind = "human"
-        elif model == "scripted":
+        elif model == "scripted" and kind != "human":  # a scenario's person stays a person
             kind = "scripted"
         return {
             "kind": kind,
@@ -107,6 +107,7 @@ class Table:
             "review": review,
             "retries": ctx.retries,
             "timeout": ctx.call_timeout,
+            "max_faults": ctx.max_faults,
             "trace_path": ctx.trace_path,
         }
 

@@ -116,10 +116,10 @@ def test_llm_decider_reasks_once_with_the_error_then_succeeds(tmp_path):
     )
     out = decider.decide(ask(), Plan)
     assert out == {"value": {"plan": "ok"}, "source": "model"}
-    calls = read_trace(trace)
+    calls = [c for c in read_trace(trace) if c["event"] == "call"]
     assert [c["attempt"] for c in calls] == [1, 2]
-    # the re-ask carries the validation error back to the model
-    assert "JSON object" in calls[1]["messages"][-1]["content"]
+    # the re-ask carries the reason back to the model (a plan is asked as plain text)
+    assert "JSON, not plain text" in calls[1]["messages"][-1]["content"]
 
 
 @pytest.mark.parametrize("bad", ["garbage", "", '{"plan": 5', '{"wrong": 1}', "[" * 50])

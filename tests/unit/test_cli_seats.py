@@ -1,0 +1,179 @@
+"""The command line answers every seat a scenario gives to a person, says what it did, and stops
+a game whose model cannot answer (scripted decider or a missing model file: no model runs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from wargraph.cli import app
+from wargraph.faults import EXIT_MODEL_UNAVAILABLE
+
+runner = CliRunner()
+
+PEOPLE = {
+    "title": "River talks",
+    "setting": "Two neighbours argue over a river.",
+    "rounds": 1,
+    "players": {
+        "upriver": {"persona": "A cautious leader.", "kind": "human"},
+        "downriver": {"persona": "An anxious leader."},
+    },
+    "control": {"review": True},
+    "questions": [],
+}
+
+
+def scenario_file(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "people.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_a_scenario_s_person_and_review_are_answered_at_the_terminal(tmp_path):
+    """`kind: human` and `review: true` with no --human flag, and --model scripted does not turn
+    the person into a script: the plan comes from standard input, the review edits the story."""
+    out = tmp_path / "out"
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            str(scenario_file(tmp_path, PEOPLE)),
+            "--model",
+            "scripted",
+            "--db",
+            str(tmp_path / "g.sqlite"),
+            "--out",
+            str(out),
+        ],
+        input='We open the sluices.\n{"accept": false, "text": "The water flows again."}\n',
+    )
+    assert r.exit_code == 0, r.output
+    assert "Game over" in r.output
+    events = json.loads((out / "record.json").read_text())["events"]
+    plans = {e["author"]: e for e in events if e["kind"] == "plan"}
+    assert plans["upriver"]["text"] == "We open the sluices."
+    assert plans["upriver"]["data"]["source"] == "human"
+    assert plans["downriver"]["data"]["source"] == "scripted"
+    story = [e for e in events if e["kind"] == "narration"]
+    assert story[0]["text"] == "The water flows again."
+    assert story[0]["data"]["source"] == "reviewed"
+
+
+def test_a_person_with_no_answer_gets_the_resume_hint(tmp_path):
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            str(scenario_file(tmp_path, PEOPLE)),
+            "--model",
+            "scripted",
+            "--db",
+            str(tmp_path / "g.sqlite"),
+            "--thread",
+            "waiting",
+        ],
+        input="",
+    )
+    assert r.exit_code == 3 and "wargraph resume" in " ".join(r.output.split())
+
+
+def test_prepare_with_the_scripted_decider_does_not_claim_a_fallback(tmp_path):
+    target = tmp_path / "prepared.yaml"
+    r = runner.invoke(
+        app, ["prepare", "A border dispute.", "-o", str(target), "--model", "scripted"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "wrote" in r.output and "unusable" not in r.output and target.exists()
+
+
+def test_a_missing_model_file_stops_the_game_with_a_summary(tmp_path):
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            "azuristan_crimsonia",
+            "--model",
+            f"gguf:{tmp_path / 'missing.gguf'}",
+            "--db",
+            str(tmp_path / "g.sqlite"),
+            "--out",
+            str(tmp_path / "out"),
+            "--thread",
+            "nomodel",
+        ],
+    )
+    assert r.exit_code == EXIT_MODEL_UNAVAILABLE, r.output
+    said = " ".join(r.output.split())  # the terminal wraps long lines
+    assert "cannot be loaded" in said and "resume --thread nomodel" in said
+    assert "Game over" not in said
+    # both players ask at once, so each may meet the missing file before the game stops
+    assert re.search(r"[12] transport faults", said) and "fallbacks: 0" in said
+
+
+def test_max_faults_must_be_positive(tmp_path):
+    r = runner.invoke(app, ["play", "azuristan_crimsonia", "--max-faults", "0"])
+    assert r.exit_code == 2 and "--max-faults 0: expected 1 or more" in " ".join(r.output.split())
+
+
+def test_every_finished_game_ends_with_a_fault_summary(tmp_path):
+    r = runner.invoke(
+        app,
+        [
+            "play",
+            "azuristan_crimsonia",
+            "--model",
+            "scripted",
+            "--rounds",
+            "1",
+            "--db",
+            str(tmp_path / "g.sqlite"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.split())
+    assert "0 transport faults" in said and "fallbacks: 0" in said
+
+
+def test_langsmith_tracing_without_a_key_says_so_once_and_stays_offline(tmp_path):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LANGSMITH", "LANGCHAIN"))  # no key of any name
+    }
+    env["LANGSMITH_TRACING"] = "true"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wargraph.cli",
+            "play",
+            "azuristan_crimsonia",
+            "--model",
+            "scripted",
+            "--rounds",
+            "1",
+            "--db",
+            str(tmp_path / "g.sqlite"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr  # the one note, no upload warnings
+    assert "LANGSMITH_API_KEY" in lines[0] and "off" in lines[0]
