@@ -227,10 +227,12 @@ def structured_kwargs(
     return {"response_format": {"type": "json_object", "schema": schema}}
 
 
-# Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), and
-# a stop at a run of blank lines (it rambles on with new "turns" after its answer).
+# Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), a
+# stop at the first blank line (answers are one paragraph; the small model otherwise rambles on
+# with new "turns") and, in process, a cap near what a paragraph needs (it rarely stops earlier).
 PLAIN_REPEAT_PENALTY = 1.2
-PLAIN_STOP = ["\n\n\n"]
+PLAIN_STOP = ["\n\n"]
+PLAIN_CAP = 120
 
 
 def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
@@ -240,7 +242,7 @@ def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
     model's own `max_tokens` (OpenAI's newer models refuse the old parameter name)."""
     if ref.provider in ("embedded", "gguf"):
         return {
-            "max_tokens": max_tokens,
+            "max_tokens": min(max_tokens, PLAIN_CAP),
             "stop": PLAIN_STOP,
             "repeat_penalty": PLAIN_REPEAT_PENALTY,
         }
