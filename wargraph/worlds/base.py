@@ -364,18 +364,23 @@ class World:
             text = f"After {attempts} revision(s) the secretary still refused: {note}."
         else:
             text = f"The secretary accepted your proposal after {attempts} revision(s)."
-        return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
-                kind="verdict",
-                author=self.secretary_name,
-                text=text,
-                audience=[actor],
-                data={"status": status, "revisions": attempts, "notes": note, "trail": trail},
-                key=actor,
-            )
-        ]
+        data = {"status": status, "revisions": attempts, "notes": note, "trail": trail}
+        return [self.verdict(table, actor, text, data)]
+
+    def verdict(
+        self, table: Table, actor: str, text: str, data: dict[str, Any], *, author: str = ""
+    ) -> Event:
+        """The secretary's word to one actor about its proposal."""
+        return make_event(
+            round=table.round,
+            phase=table.phase,
+            kind="verdict",
+            author=author or self.secretary_name,
+            text=text,
+            audience=[actor],
+            data=data,
+            key=actor,
+        )
 
     # --- adjudicate --------------------------------------------------------------------------
 

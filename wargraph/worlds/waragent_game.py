@@ -412,18 +412,8 @@ class WarAgentWorld(base.World):
             text = f"The secretary accepted your actions after {attempts} revision(s)."
         else:
             text = "The secretary accepted your actions."
-        return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
-                kind="verdict",
-                author=_war(table).control.name,
-                text=text,
-                audience=[actor],
-                data={"status": status, "revisions": attempts, "notes": note, "trail": trail},
-                key=actor,
-            )
-        ]
+        data = {"status": status, "revisions": attempts, "notes": note, "trail": trail}
+        return [self.verdict(table, actor, text, data, author=_war(table).control.name)]
 
     def resolve(
         self, table: Table, proposals: dict[str, Any], narration: dict[str, Any] | None

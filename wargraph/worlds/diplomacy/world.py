@@ -386,21 +386,6 @@ def _fallback_orders(game: Any, power: str, legal: dict[str, list[str]]) -> dict
     return dict(zip(legal, W.hold_orders(game, power), strict=False))
 
 
-def _results_text(phase: str, results: dict[str, Any], centres: dict[str, int]) -> str:
-    lines = [f"{phase} adjudicated."]
-    for power, recs in sorted(results["orders"].items()):
-        shown = [
-            f"{r['order']} ({r['outcome']}{', by default' if r['defaulted'] else ''})"
-            for r in recs
-            if r["type"] != "waive"
-        ]
-        if shown:
-            lines.append(f"{power}: " + "; ".join(shown))
-    lines.append("Centres: " + ", ".join(f"{p} {n}" for p, n in centres.items() if n))
-    lines.append(f"Next: {results['next_phase']}")
-    return "\n".join(lines)
-
-
 class DiplomacyWorld(base.World):
     """The engine is the board and the secretary: press rules, legal orders, adjudication."""
 
@@ -721,15 +706,8 @@ class DiplomacyWorld(base.World):
         else:
             return []
         return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
-                kind="verdict",
-                author=SECRETARY,
-                text=text,
-                audience=[actor],
-                data={"status": status, "revisions": attempts, "trail": trail},
-                key=actor,
+            self.verdict(
+                table, actor, text, {"status": status, "revisions": attempts, "trail": trail}
             )
         ]
 
