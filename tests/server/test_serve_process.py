@@ -49,7 +49,7 @@ def _link(log: Path) -> tuple[str, str]:
 def _interrupt(proc: subprocess.Popen, signum: int = signal.SIGINT) -> int:
     proc.send_signal(signum)  # SIGINT is what Ctrl-C sends to the foreground process
     try:
-        return proc.wait(30)
+        return proc.wait(90)  # a loaded machine shuts the server down slowly
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -4,6 +4,7 @@ async; a store that cannot be used is one clear line."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from typer.testing import CliRunner
@@ -31,7 +32,10 @@ def test_a_game_read_back_async_equals_the_game_written_sync(store_db):
             graph = build_for(sc).compile(checkpointer=saver)
             return (await graph.aget_state({"configurable": {"thread_id": "both"}})).values
 
-    assert asyncio.run(read())["events"] == result.values["events"]
+    # in a thread of its own: an earlier test's sync client may leave a loop running here
+    with ThreadPoolExecutor(1) as pool:
+        values = pool.submit(asyncio.run, read()).result()
+    assert values["events"] == result.values["events"]
 
 
 @pytest.mark.parametrize(
