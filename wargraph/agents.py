@@ -7,7 +7,7 @@ from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command, RetryPolicy, interrupt
 from pydantic import BaseModel
 
 from wargraph.context import GameContext
@@ -43,6 +43,7 @@ def _latest(left: Any, right: Any) -> Any:
 
 
 class AgentState(TypedDict, total=False):
+    incoming: Annotated[list[Ask], _latest]  # this step's asks, as the game sends them
     asks: Annotated[list[Ask], _latest]
     answers: Annotated[dict[str, Decision], _latest]
     memory: Annotated[list[dict[str, Any]], upsert_memory]
@@ -177,12 +178,25 @@ def remember(state: AgentState) -> dict[str, Any]:
     return {"memory": entries}
 
 
+def begin(state: AgentState) -> Command:
+    """Start this step's asks, or let an unfinished step go on. The seat is always entered here
+    (`enter`): asks the seat has not seen start `decide` afresh; the same asks mean the game is
+    resuming this step (a person answering, a crash, a retry), so whatever task was open runs on
+    beside this node and nothing is restarted; a finished step hands back its answers."""
+    incoming = state.get("incoming", [])
+    if [a["id"] for a in state.get("asks", [])] == [a["id"] for a in incoming]:
+        return Command(update={"incoming": []}, goto=END)
+    return Command(update={"asks": incoming, "answers": {}, "incoming": []}, goto="decide")
+
+
 def build_agent() -> StateGraph:
     g = StateGraph(AgentState)
-    g.add_node("decide", decide)
+    g.add_node("begin", begin, destinations=("decide", END))
+    # A failed call is retried here, inside the seat's one subgraph call per step.
+    g.add_node("decide", decide, retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.5))
     g.add_node("review", review)
     g.add_node("remember", remember)
-    g.add_edge(START, "decide")
+    g.add_edge(START, "begin")
     g.add_edge("decide", "review")
     g.add_edge("review", "remember")
     g.add_edge("remember", END)
@@ -194,23 +208,13 @@ def build_agent() -> StateGraph:
 agent_graph = build_agent().compile(checkpointer=True)
 
 
-def _seat_input(asks: list[Ask]) -> dict[str, Any] | Command:
-    """What the seat's subgraph is invoked with. A `checkpointer=True` subgraph keeps the seat's
-    history in its own namespace; when the game resumes (a crash, a breakpoint, a retry),
-    LangGraph continues it from its last checkpoint and ignores a plain input. If that checkpoint
-    holds another step's asks, its answers are stale: a `Command` (public API) puts these asks
-    into the seat's state and starts `decide`, keeping its memory. With the same asks (a person
-    answering an open question, a retried step) the plain input continues where it stopped."""
-    from langgraph.config import get_config
-
-    conf = get_config().get("configurable", {})
-    # the seat's own history: the parent's checkpoint id and map address the parent, not it
-    own = {k: v for k, v in conf.items() if k not in ("checkpoint_id", "checkpoint_map")}
-    saved = agent_graph.get_state({"configurable": own}).values.get("asks")
-    fresh = {"asks": asks, "answers": {}}
-    if saved is not None and [a["id"] for a in saved] != [a["id"] for a in asks]:
-        return Command(update=fresh, goto="decide")
-    return fresh
+def enter(asks: list[Ask]) -> Command:
+    """What the seat's subgraph is invoked with: always a `Command` to `begin` carrying this
+    step's asks (public API only). A `checkpointer=True` subgraph keeps the seat's history in its
+    own namespace and, when the game resumes, continues from its last checkpoint; a plain input
+    would then be ignored and a finished earlier step's answers handed back. A Command is applied
+    in both cases, and `begin` decides from the seat's own saved asks."""
+    return Command(update={"incoming": asks}, goto="begin")
 
 
 def agent_node_name(role: str) -> str:
@@ -220,12 +224,14 @@ def agent_node_name(role: str) -> str:
 def make_agent_node(role: str):
     def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
         asks = [a for a in payload.get("asks", []) if a["role"] == role]
-        out = agent_graph.invoke(_seat_input(asks))
+        # Saved once, when the seat's step ends or stops for a person: a crash inside it only
+        # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
+        out = agent_graph.invoke(enter(asks), durability="exit")
         answers = out.get("answers", {})
         missing = [a["id"] for a in asks if a["id"] not in answers]
         if missing:
             # Never record another step's answers; a second subgraph call here would save the
-            # seat's memory under another namespace, so fail loudly (the node's retry runs it again).
+            # seat's memory under another namespace, so fail loudly.
             raise RuntimeError(f"seat {role} returned no answer for {missing}")
         return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import RetryPolicy, Send
+from langgraph.types import Send
 
 from wargraph.agents import agent_node_name, make_agent_node
 from wargraph.context import GameContext, context_of
@@ -181,11 +181,12 @@ def build_game(
     g.add_node("setup", make_setup(roster, order[0], world))
     for name, fn in phases.items():
         g.add_node(name, make_phase(name, fn, order, closing, world))
-    retry = RetryPolicy(max_attempts=2, initial_interval=0.5)
     seats = {name: seats_of(fn, scenario, world, roster) for name, fn in phases.items()}
     asked = [r for r in roster if any(r in s for s in seats.values())]
     for role in asked:
-        g.add_node(agent_node_name(role), make_agent_node(role), retry_policy=retry)
+        # no retry here: the seat retries its own `decide` (a second call of the seat's
+        # subgraph from one task would keep its history under another namespace)
+        g.add_node(agent_node_name(role), make_agent_node(role))
     g.add_edge(START, "setup")
     g.add_conditional_edges("setup", route_phase, {order[0]: order[0], END: END})
     finish = closing[0] if closing else END

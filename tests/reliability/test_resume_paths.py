@@ -1,12 +1,15 @@
 """The other ways a game is stopped and continued in one process: a breakpoint before every
 agent step (as LangGraph Studio sets them), and a seat whose decider fails once and is retried
-by the node's RetryPolicy. Each must give the record of an uninterrupted run (breakpoints on
-both stores, SQLite and PostgreSQL).
+by the seat's RetryPolicy. Each must give the record of an uninterrupted run (breakpoints on
+both stores, SQLite and PostgreSQL), and the seat's memory must stay in its own namespace.
 
-Regression: LangGraph continues a `checkpointer=True` subgraph from its last checkpoint whenever
-the parent resumes, ignoring the input; an agent seat that had not started its asks handed back
-the previous step's answers, and every game looped forever at breakpoints (fixed in
-wargraph/agents.py, `_stale_on_resume`)."""
+Regressions: LangGraph continues a `checkpointer=True` subgraph from its last checkpoint whenever
+the parent resumes, ignoring a plain input; an agent seat that had not started its asks handed
+back the previous step's answers, and every game looped forever at breakpoints (wargraph/agents.py
+now always enters the seat through a Command to `begin`). A retry of the parent's seat node
+called the seat's subgraph a second time from one task, which LangGraph stores under another
+namespace (`agent_<role>|1`): the retried step vanished from the seat's memory (the retry now
+runs inside the seat, on `decide`)."""
 
 from __future__ import annotations
 
@@ -68,19 +71,24 @@ def test_a_seat_that_fails_once_is_retried_to_the_same_record(family, tmp_path, 
     def flaky(self, ask, schema, *, memory=""):
         # the first ask of round 2 fails once, as a model call or a dropped connection would
         if ask["round"] == 2 and not failed:
-            failed.append(ask["id"])
+            failed.extend([ask["id"], ask["role"]])
             raise ConnectionError("transient failure (injected by the test)")
         return decide(self, ask, schema, memory=memory)
 
     monkeypatch.setattr(ScriptedDecider, "decide", flaky)
     sc = load_scenario(scenario, list(family.overrides) or None)
+    cfg = {"configurable": {"thread_id": "retry"}, "recursion_limit": 10_000}
     with open_saver(tmp_path / "retry.sqlite") as saver:
         graph = build_for(sc).compile(checkpointer=saver)
         out = graph.invoke(
-            {"scenario": sc.model_dump()},
-            {"configurable": {"thread_id": "retry"}, "recursion_limit": 10_000},
-            context=GameContext(model="scripted", seed=SEED),
+            {"scenario": sc.model_dump()}, cfg, context=GameContext(model="scripted", seed=SEED)
         )
+        role = failed[1]
+        seat = {"configurable": {"thread_id": "retry", "checkpoint_ns": f"agent_{role}"}}
+        kept = [m["id"] for m in graph.get_state(seat).values.get("memory", [])]
+        namespaces = {c.config["configurable"]["checkpoint_ns"] for c in saver.list(None)}
     assert failed, "the injected failure never happened"
     assert out["done"] is True
     assert out["events"] == expected["events"]
+    assert not [ns for ns in namespaces if "|" in ns], f"a seat's history split: {namespaces}"
+    assert any(m.startswith("r2.") for m in kept), (failed, kept)  # the retried step is kept
