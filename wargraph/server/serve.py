@@ -399,13 +399,16 @@ def serve(
 
 
 def _stop_on_signals() -> dict[int, Any]:
-    """SIGTERM and SIGHUP end `serve` like Ctrl-C does, so the server is stopped on the way out."""
+    """SIGINT, SIGTERM and SIGHUP end `serve`, so the server is stopped on the way out. SIGINT
+    too: a process started with SIGINT ignored (a background job of a script, or a parent that
+    ignores it, as Ray's in-process driver leaves a test run) inherits that, and Python then
+    leaves Ctrl-C ignored — the server would not stop."""
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             previous[signum] = signal.signal(signum, interrupt)
     return previous
