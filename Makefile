@@ -12,10 +12,15 @@ export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
 
 .PHONY: venv demo test test-fast bench lint format chromium clean
 
+# llama.cpp for any x86-64 CPU with AVX2, not -march=native: a native build also uses AMX where
+# the CPU reports it, and some virtual machines report AMX without enabling it (every model call
+# then crashes). Override with `make venv LLAMA_CMAKE_ARGS=...`.
+LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
+
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install --quiet -e '.[dev,scale]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install --quiet -e '.[dev,scale]'
 	touch $(STAMP)
 
 venv: $(STAMP)

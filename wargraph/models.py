@@ -16,6 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from wargraph.llama_build import BuildUnusable, check_build
+
 Provider = Literal["embedded", "gguf", "openai", "scripted"]
 DEFAULT_MODEL = "embedded"
 
@@ -93,7 +95,10 @@ class _LocalLlama:
                 if not Path(path).exists():
                     raise ModelRefError(f"model file {path} does not exist")
                 try:
+                    check_build(path)  # a build this machine cannot run: an error, not a crash
                     cls._instances[path] = cls(path, n_ctx)
+                except BuildUnusable as exc:
+                    raise ModelRefError(str(exc)) from None
                 except Exception as exc:  # not a GGUF, truncated, out of memory ...
                     raise ModelRefError(f"cannot load {path}: {exc}") from None
             return cls._instances[path]

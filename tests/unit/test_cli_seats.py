@@ -31,6 +31,17 @@ PEOPLE = {
 }
 
 
+def one_scripted_round(tmp_path: Path) -> list[str]:
+    """`play` arguments for one scripted round of the crisis, stored under tmp_path."""
+    db, out = str(tmp_path / "g.sqlite"), str(tmp_path / "out")
+    return ["play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1"] + [
+        "--db",
+        db,
+        "--out",
+        out,
+    ]
+
+
 def scenario_file(tmp_path: Path, data: dict) -> Path:
     path = tmp_path / "people.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
@@ -124,21 +135,7 @@ def test_max_faults_must_be_positive(tmp_path):
 
 
 def test_every_finished_game_ends_with_a_fault_summary(tmp_path):
-    r = runner.invoke(
-        app,
-        [
-            "play",
-            "azuristan_crimsonia",
-            "--model",
-            "scripted",
-            "--rounds",
-            "1",
-            "--db",
-            str(tmp_path / "g.sqlite"),
-            "--out",
-            str(tmp_path / "out"),
-        ],
-    )
+    r = runner.invoke(app, one_scripted_round(tmp_path))
     assert r.exit_code == 0, r.output
     said = " ".join(r.output.split())
     assert "0 transport faults" in said and "fallbacks: 0" in said
@@ -156,16 +153,7 @@ def test_langsmith_tracing_without_a_key_says_so_once_and_stays_offline(tmp_path
             sys.executable,
             "-m",
             "wargraph.cli",
-            "play",
-            "azuristan_crimsonia",
-            "--model",
-            "scripted",
-            "--rounds",
-            "1",
-            "--db",
-            str(tmp_path / "g.sqlite"),
-            "--out",
-            str(tmp_path / "out"),
+            *one_scripted_round(tmp_path),
         ],
         capture_output=True,
         text=True,

@@ -248,37 +248,15 @@ def test_cli_experiment(tmp_path):
     path = tmp_path / "e.yaml"
     path.write_text(json.dumps({**SPEC, "model": "embedded", "runs": 5}))
     runner = CliRunner()
-    r = runner.invoke(
-        app,
-        [
-            "experiment",
-            str(path),
-            "--runs",
-            "1",
-            "--model",
-            "scripted",
-            "--out",
-            str(tmp_path / "o"),
-        ],
-    )
+    args = ["experiment", str(path), "--runs", "1", "--model", "scripted"]
+    args += ["--out", str(tmp_path / "o")]
+    r = runner.invoke(app, args)
     assert r.exit_code == 0, r.output
     assert "2 played" in r.output and "report:" in r.output
     assert (tmp_path / "o" / "report.md").exists()
     meta = json.loads((tmp_path / "o" / "experiment.json").read_text())
     assert meta["runs"] == 1 and meta["model"] == "scripted" and meta["judge_model"] == "scripted"
-    r = runner.invoke(
-        app,
-        [
-            "experiment",
-            str(path),
-            "--runs",
-            "1",
-            "--model",
-            "scripted",
-            "--out",
-            str(tmp_path / "o"),
-        ],
-    )
+    r = runner.invoke(app, args)  # the same command again: nothing is played twice
     assert r.exit_code == 0 and "2 already finished" in r.output
     bad = tmp_path / "bad.yaml"
     bad.write_text("scenario: azuristan_crimsonia\nruns: -1\n")
