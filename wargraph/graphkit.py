@@ -8,8 +8,9 @@ phase collects their answers from `pending`. With no asks it moves on to `next`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
+from langgraph.channels import EphemeralValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy, Send
@@ -27,7 +28,10 @@ Phase = Callable[[GameState, Table], dict[str, Any]]
 
 
 class KitState(GameState, total=False):
-    asks: list[Ask]
+    # Ephemeral: a phase's asks are in the checkpoint its step writes (what a person waiting at
+    # an interrupt is asked, what Studio shows) and gone after the seats' step, so the prompts
+    # are not copied into every later checkpoint; the seats' answers land in `pending`.
+    asks: Annotated[list[Ask], EphemeralValue(list)]
     next: str
 
 
