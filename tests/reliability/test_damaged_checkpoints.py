@@ -135,7 +135,9 @@ def _postgres_fields(db: str) -> list[tuple[str, Callable, Callable]]:
 
     def write_read() -> bytes:
         with psycopg.connect(db) as c:
-            row = c.execute("SELECT blob FROM checkpoint_writes" + write_where, (THREAD, *write_key))
+            row = c.execute(
+                "SELECT blob FROM checkpoint_writes" + write_where, (THREAD, *write_key)
+            )
             return bytes(row.fetchone()[0])
 
     def write_write(data: bytes) -> None:
