@@ -91,8 +91,16 @@ class GameInput(TypedDict, total=False):
     rounds: Annotated[int, EphemeralValue(int)]
 
 
+def latest_of(left: Any, batches: Sequence[Any]) -> Any:
+    return batches[-1] if batches else left
+
+
 class GameState(TypedDict, total=False):
-    spec: dict[str, Any]  # the validated scenario (model_dump), set once by `setup`
+    # The validated scenario (model_dump), set by `setup` and written again as each round
+    # starts (the same value): a DeltaChannel that stores it whole with each write
+    # (snapshot_frequency=1), so it is in one checkpoint per round instead of every one, and a
+    # load walks back at most one round to find it.
+    spec: Annotated[dict[str, Any], DeltaChannel(latest_of, snapshot_frequency=1)]
     round: int
     phase: str
     events: Annotated[
