@@ -37,6 +37,10 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+# The stored form of a DeltaChannel's whole value (what the savers themselves test for); the
+# channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
+
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
 KEY_ENV = "WARGRAPH_STORE_KEY"
 Db = str | Path
@@ -213,10 +217,14 @@ def _run_mac(key: bytes, thread_id: str, text: str) -> str:
 def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None) -> str:
     values = checkpoint.get("channel_values") or {}
     inline = {k: v for k, v in values.items() if v is None or isinstance(v, str | int | float)}
+    # A DeltaChannel's whole-value snapshot is sealed with the checkpoint that wrote it (its
+    # blob is authenticated); PostgreSQL also hands it to later checkpoints at the same channel
+    # version, so which checkpoints show it is not part of the seal.
+    held = [k for k, v in values.items() if not isinstance(v, _DeltaSnapshot)]
     body = {
         "id": checkpoint_id or checkpoint.get("id"),
         "own_id": checkpoint.get("id"),
-        "channels": sorted(values),
+        "channels": sorted(held),
         "inline": inline,
         "versions": checkpoint.get("channel_versions"),
     }
