@@ -467,40 +467,41 @@ class GameMeter:
 # --- checkpoint storage variants ------------------------------------------------------------------
 
 
-SAVERS = ("sqlite", "sqlite_normal", "memory")
+SAVERS = ("sqlite", "sqlite_full", "memory")
 SAVER_LABELS = {
-    "sqlite": "SQLite as the runner opens it (WAL, synchronous=FULL: an fsync per commit)",
-    "sqlite_normal": "the same with synchronous=NORMAL (proposed; fsync at WAL checkpoints only)",
+    "sqlite": "the SQLite store as the runner opens it (WAL, synchronous=NORMAL: fsync at WAL "
+    "checkpoints only)",
+    "sqlite_full": "the same with synchronous=FULL (an fsync per commit: a power cut loses nothing)",
     "memory": "in-memory saver (no disk)",
 }
 
 
 @contextmanager
 def saver_variant(name: str) -> Iterator[None]:
-    """Play with the runner's own SQLite saver, or the same saver with synchronous=NORMAL (in
-    WAL mode, which SqliteSaver.setup turns on, that syncs at WAL checkpoints instead of at
-    every commit; a killed process loses nothing, a power cut may lose the last commits),
-    without touching the kernel: `wargraph.runner.sqlite_saver` is swapped for the run only."""
+    """Play with the runner's own SQLite store (WAL, synchronous=NORMAL: a killed process loses
+    nothing, a power cut may lose the last commits), or the same store with synchronous=FULL,
+    without touching the kernel: the store opener the runner calls (`wargraph.runner.open_saver`)
+    is swapped for the run only."""
     import wargraph.runner as runner
 
     if name in ("sqlite", "memory"):
         yield
         return
-    if name != "sqlite_normal":
+    if name != "sqlite_full":
         raise ValueError(f"unknown saver variant {name!r} (known: {SAVERS})")
-    original = runner.sqlite_saver
+    original = runner.open_saver
 
     @contextmanager
-    def normal_saver(db: str | Path):
-        with original(db) as saver:
-            saver.conn.execute("PRAGMA synchronous=NORMAL")
+    def full_sync_saver(db: str | Path, **kw: Any):
+        with original(db, **kw) as saver:
+            saver.conn.execute("PRAGMA synchronous=FULL")
             yield saver
 
-    runner.sqlite_saver = normal_saver
+    runner.open_saver = full_sync_saver
     try:
         yield
     finally:
-        runner.sqlite_saver = original
+        runner.open_saver = original
 
 
 @contextmanager

@@ -1,11 +1,16 @@
 """Benchmark 5: storage.
 
-Checkpoint bytes per round and per game with the runner's SQLite checkpointer (`SqliteSaver`),
-read back from the database rows: every checkpoint (the game's and each agent seat's private
-namespace) and every pending write, each assigned to the round the game was in when it was
-written. Then the time to resume a game from its checkpoint: a game stopped halfway (an
-exception at a step boundary, as a crash would leave it) is resumed with `wargraph.runner.resume`;
-the load of its state and the time to its first new step are reported.
+Checkpoint bytes per round and per game as the runner's store keeps them (SQLite, blobs
+compressed, encrypted and sealed by `wargraph.store`): every checkpoint row (the game's and each
+agent seat's private namespace, metadata included) and every pending-write row, by their stored
+length, each assigned to the round the game was in when it was written. What each checkpoint
+holds is read back through the store's own saver (it decrypts and checks every checkpoint), one
+channel at a time. Then the time to resume a game from its checkpoint: a game stopped halfway
+(an exception at a step boundary, as a crash would leave it) is resumed with
+`wargraph.runner.resume`; the load of its state and the time to its first new step are reported.
+
+Targets (issue 12): a 1901-1905 scripted Diplomacy game within 3 MB of checkpoints and a
+10-round scripted crisis within 300 kB (decimal units, seat namespaces included).
 """
 
 from __future__ import annotations
@@ -28,61 +33,99 @@ from benchmarks.common import (
     rich_table,
     scenario_name,
     select_families,
+    target,
+    targets_table,
     write_result,
 )
 
 NAME = "storage"
+
+# The games the targets name: Diplomacy as shipped (1901 to its max_year, 1905), and the crisis
+# over 10 rounds. Other families play their 10-round game (`FamilySpec.long`).
+GAME_OF = {"diplomacy": ({}, "the shipped game, 1901-1905 (to its max_year)")}
+# (family, the game, limit, unit, bytes per unit, rounds the game must have had or None)
+TARGETS = (
+    ("diplomacy", "checkpoints of a scripted Diplomacy game, 1901-1905", 3.0, "MB", 1e6, None),
+    ("crisis", "checkpoints of a 10-round scripted crisis", 300.0, "kB", 1e3, 10),
+)
 
 
 class _Stop(Exception):
     """Raised from the progress callback to stop a game at a step boundary."""
 
 
-def db_rows(db: Path, thread_id: str) -> dict[str, Any]:
-    """Bytes of every checkpoint and write of one thread, by round and by namespace."""
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-    serde = JsonPlusSerializer()
-    conn = sqlite3.connect(str(db))
+def stored_rows(db: Path, thread_id: str) -> tuple[list[tuple], list[tuple], int]:
+    """(namespace, checkpoint id, stored bytes) of every checkpoint row (blob and metadata) and
+    every write row of one thread, and the file's size. Lengths only, read-only: what the store
+    wrote is measured as it lies on disk; nothing is decoded here."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         checkpoints = conn.execute(
-            "SELECT checkpoint_ns, checkpoint_id, type, checkpoint, length(checkpoint), "
-            "length(metadata) FROM checkpoints WHERE thread_id = ? ORDER BY rowid",
+            "SELECT checkpoint_ns, checkpoint_id, length(checkpoint) + length(metadata)"
+            " FROM checkpoints WHERE thread_id = ? ORDER BY rowid",
             (thread_id,),
         ).fetchall()
         writes = conn.execute(
             "SELECT checkpoint_ns, checkpoint_id, length(value) FROM writes WHERE thread_id = ?",
             (thread_id,),
         ).fetchall()
-        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        file_bytes = conn.execute(
+            "SELECT page_size * page_count FROM pragma_page_size, pragma_page_count"
+        ).fetchone()[0]
     finally:
         conn.close()
+    return checkpoints, writes, file_bytes
+
+
+def read_back(db: Path, thread_id: str) -> dict[tuple[str, str], tuple[dict[str, int], Any]]:
+    """Per checkpoint: bytes of each channel as the store serialises it on its own
+    (compressed and encrypted), and the game's round then (None in a seat's namespace). Read
+    through the saver, which checks every checkpoint against its seal."""
+    from wargraph.store import open_saver
+
+    out: dict[tuple[str, str], tuple[dict[str, int], Any]] = {}
+    with open_saver(db, create=False) as saver:
+        for tup in saver.list({"configurable": {"thread_id": thread_id}}):
+            conf = tup.config["configurable"]
+            values = tup.checkpoint.get("channel_values", {})
+            sizes = {k: len(saver.serde.dumps_typed(v)[1]) for k, v in values.items()}
+            where = None
+            if conf.get("checkpoint_ns", "") == "":
+                where = "post-game" if values.get("done") else str(values.get("round", 0))
+            out[(conf.get("checkpoint_ns", ""), conf["checkpoint_id"])] = (sizes, where)
+    return out
+
+
+def db_rows(db: Path, thread_id: str) -> dict[str, Any]:
+    """Bytes of every checkpoint and write of one thread, by round and by namespace."""
+    checkpoints, writes, file_bytes = stored_rows(db, thread_id)
+    held = read_back(db, thread_id)
+    if len(held) != len(checkpoints):
+        raise RuntimeError(
+            f"{db}: {len(checkpoints)} checkpoint rows but the saver read {len(held)} back"
+        )
     by_round: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     round_of: dict[tuple[str, str], str] = {}
     current, largest = "0", 0
     channels: dict[str, dict[str, int]] = {"game": defaultdict(int), "seat": defaultdict(int)}
-    for ns, cid, type_, blob, size, meta in checkpoints:
-        values = serde.loads_typed((type_, blob)).get("channel_values", {})
-        # What each checkpoint carries, channel by channel (each re-serialised on its own).
-        for channel, value in values.items():
-            channels["seat" if ns else "game"][channel] += len(serde.dumps_typed(value)[1])
-        if ns == "":
-            if values.get("done"):
-                current = "post-game"  # after the last round: end phases and the final state
-            elif "round" in values:
-                current = str(values["round"])
+    for ns, cid, size in checkpoints:
+        sizes, where = held[(ns, cid)]
+        for channel, n in sizes.items():
+            channels["seat" if ns else "game"][channel] += n
+        if not ns:
+            current = where or current
             largest = max(largest, size)
         round_of[(ns, cid)] = current
         part = by_round[current]
         part["checkpoints"] += 1
         part["seat_checkpoints" if ns else "game_checkpoints"] += 1
-        part["checkpoint_bytes"] += size + (meta or 0)
-        part["seat_bytes" if ns else "game_bytes"] += size + (meta or 0)
+        part["checkpoint_bytes"] += size
+        part["seat_bytes" if ns else "game_bytes"] += size
     for ns, cid, size in writes:
         part = by_round[round_of.get((ns, cid), current)]
         part["writes"] += 1
         part["write_bytes"] += size or 0
+        part["seat_bytes" if ns else "game_bytes"] += size or 0
     for part in by_round.values():
         part["bytes"] = part["checkpoint_bytes"] + part["write_bytes"]
     return {
@@ -94,9 +137,23 @@ def db_rows(db: Path, thread_id: str) -> dict[str, Any]:
         "seat_checkpoints": sum(1 for c in checkpoints if c[0]),
         "writes": len(writes),
         "bytes": sum(v["bytes"] for v in by_round.values()),
+        "seat_bytes": sum(v.get("seat_bytes", 0) for v in by_round.values()),
         "largest_game_checkpoint_bytes": largest,
-        "db_file_bytes": page_size * pages,
+        "db_file_bytes": file_bytes,
     }
+
+
+def storage_targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The issue's two targets, from the games played; "not measured" when that game was not
+    played to its end (a family left out, or another number of rounds)."""
+    by_family = {r["family"]: r for r in rows}
+    out = []
+    for fam, what, limit, unit, per_unit, rounds in TARGETS:
+        r = by_family.get(fam)
+        played = r is not None and r["finished"] and rounds in (None, r["rounds"])
+        value = r["bytes_per_game"] / per_unit if played else None
+        out.append(target(f"{what} ({unit})", value, limit, rule="<=", unit=f" {unit}"))
+    return out
 
 
 def play_to_db(spec: FamilySpec, scenario: str, overrides: dict[str, Any], db: Path, stop_at=None):
@@ -128,11 +185,12 @@ def play_to_db(spec: FamilySpec, scenario: str, overrides: dict[str, Any], db: P
 
 def resume_timing(db: Path, thread_id: str) -> dict[str, Any]:
     """Load (scenario, graph, state) on its own, then a real resume to the end."""
-    from wargraph.runner import build_for, load_run, resume, sqlite_saver
+    from wargraph.runner import build_for, load_run, resume
+    from wargraph.store import open_saver
 
     start = time.perf_counter()
     sc, _ = load_run(db, thread_id)
-    with sqlite_saver(db) as saver:
+    with open_saver(db, create=False) as saver:
         graph = build_for(sc).compile(checkpointer=saver)
         state = graph.get_state({"configurable": {"thread_id": thread_id}})
     load_s = time.perf_counter() - start
@@ -168,9 +226,7 @@ def run(
             unavailable[spec.name] = why
             continue
         scenario = scenario_name(spec, module)
-        overrides = dict(spec.long)
-        if quick:
-            overrides["rounds"] = 3
+        overrides, game_note = GAME_OF.get(spec.name, (dict(spec.long), ""))
         db = workdir / f"{spec.name}.sqlite"
         thread_id, result, steps, wall = play_to_db(spec, scenario, overrides, db)
         stats = db_rows(db, thread_id)
@@ -186,10 +242,12 @@ def run(
                 "family": spec.name,
                 "scenario": scenario,
                 "rounds": len(rounds),
+                "game": game_note or f"overrides {overrides}",
                 "graph_steps": steps,
                 "play_s": wall,
                 "finished": bool(result and result.finished),
                 "bytes_per_game": stats["bytes"],
+                "seat_bytes": stats["seat_bytes"],
                 "db_file_bytes": stats["db_file_bytes"],
                 "checkpoints": stats["checkpoints"],
                 "seat_checkpoints": stats["seat_checkpoints"],
@@ -214,15 +272,17 @@ def run(
         started,
         load_at_start,
         quick=quick,
-        saver="SqliteSaver as wargraph.runner opens it",
+        saver="the SQLite store as wargraph.runner opens it (compressed, encrypted, sealed)",
         rows=rows,
         unavailable=unavailable,
-        targets=[],
+        targets=storage_targets(rows),
         notes=[
-            "bytes = checkpoint blobs + metadata + pending-write values, as stored (msgpack)",
-            "each game checkpoint stores the whole state (the event record included), so a "
-            "round's bytes grow with the length of the record",
-            "games of 10 rounds where the family allows (see prompt_growth for the overrides)",
+            "bytes = checkpoint rows (blob + metadata) + pending-write values, by their stored "
+            "length; the game's namespace and every seat's",
+            "the event record and the world are DeltaChannels: a game checkpoint holds them "
+            "whole only every few updates; the other checkpoints are rebuilt from the writes",
+            "games of 10 rounds where the family allows (see prompt_growth for the overrides); "
+            "Diplomacy: the shipped game, 1901-1905",
         ],
     )
     if show:
@@ -248,6 +308,7 @@ def show_tables(p: dict[str, Any]) -> None:
                 r["seat_checkpoints"],
                 r["writes"],
                 kb(r["bytes_per_game"]),
+                kb(r["seat_bytes"]),
                 kb(r["db_file_bytes"]),
                 kb(r["mean_bytes_per_round"]),
                 kb(pr.get(first)),
@@ -268,11 +329,11 @@ def show_tables(p: dict[str, Any]) -> None:
             ]
         )
     for fam, why in p["unavailable"].items():
-        rows.append([fam, why] + [""] * 10)
+        rows.append([fam, why] + [""] * 11)
     console.print(
         rich_table(
-            "5. Storage: SQLite checkpoint bytes per game and per round (10-round games where the "
-            "family allows, scripted decider)",
+            "5. Storage: SQLite checkpoint bytes per game and per round, as stored (10-round "
+            "games where the family allows, Diplomacy 1901-1905; scripted decider)",
             [
                 "family",
                 "rounds",
@@ -280,6 +341,7 @@ def show_tables(p: dict[str, Any]) -> None:
                 "of seats",
                 "writes",
                 "KiB/game",
+                "of seats KiB",
                 "DB file KiB",
                 "KiB/round mean",
                 "KiB round 1",
@@ -319,15 +381,16 @@ def show_tables(p: dict[str, Any]) -> None:
                 "resumed to the end",
             ],
             resume_rows,
-            caption="load state = scenario from the runs table + graph build + compile + "
+            caption="load state = scenario from the run metadata + graph build + compile + "
             "get_state; resume = wargraph.runner.resume",
         )
     )
+    console.print(targets_table("Storage targets (issue 12)", p["targets"]))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.storage", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="crisis only, 3 rounds")
+    parser.add_argument("--quick", action="store_true", help="crisis only (its 10 rounds)")
     parser.add_argument("--family", action="append")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)

@@ -1,18 +1,19 @@
 """Assemble a game graph: `setup`, phase nodes (the spine) and one agent node per seat.
 
-A phase node returns a state update. If it sets `asks`, the graph fans out with `Send` to the
-agent nodes of those roles, which route back to the same phase (by `state["phase"]`), so the
-phase collects their answers from `pending`. With no asks it moves on to `next`.
+A phase node returns a state update. If it sets `asks`, the graph fans out to the agent nodes
+of those roles (each reads its role's asks from the state), which route back to the same phase
+(by `state["phase"]`), so the phase collects their answers from `pending`. With no asks it
+moves on to `next`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
+from langgraph.channels import EphemeralValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Send
 
 from wargraph.agents import agent_node_name, make_agent_node
 from wargraph.context import GameContext, context_of
@@ -27,7 +28,10 @@ Phase = Callable[[GameState, Table], dict[str, Any]]
 
 
 class KitState(GameState, total=False):
-    asks: list[Ask]
+    # Ephemeral: a phase's asks are in the checkpoint its step writes (what a person waiting at
+    # an interrupt is asked, what Studio shows) and gone after the seats' step, so the prompts
+    # are not copied into every later checkpoint; the seats' answers land in `pending`.
+    asks: Annotated[list[Ask], EphemeralValue(list)]
     next: str
 
 
@@ -132,18 +136,20 @@ def _after(name: str, table: Table, update: dict[str, Any], spine: list[str], en
     if i + 1 < len(spine):
         return {"next": spine[i + 1]}
     if not finished and table.round < table.scenario.rounds:
-        return {"next": spine[0], "round": table.round + 1}
+        # the scenario again, unchanged: a load then finds it within the round (see `spec`)
+        return {"next": spine[0], "round": table.round + 1, "spec": table.state["spec"]}
     return {"next": end[0] if end else END, "done": True}
 
 
-def route_phase(state: KitState) -> list[Send] | str:
+def route_phase(state: KitState) -> list[str] | str:
+    """The asked seats' agent nodes, which run together and read their own asks from `asks`
+    (each keeps the asks of its role). Plain edges rather than `Send`: a Send's payload is
+    stored as a write and again in the next checkpoint, so every prompt would be stored twice
+    more than the `asks` channel already holds it."""
     asks = state.get("asks") or []
     if not asks:
         return state.get("next") or END
-    by_role: dict[str, list[Ask]] = {}
-    for a in asks:
-        by_role.setdefault(a["role"], []).append(a)
-    return [Send(agent_node_name(r), {"asks": rs}) for r, rs in by_role.items()]
+    return [agent_node_name(r) for r in dict.fromkeys(a["role"] for a in asks)]
 
 
 def route_back(state: KitState) -> str:

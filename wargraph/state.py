@@ -1,9 +1,15 @@
-"""The game state shared by every family: the append-only event record, the world, pending moves."""
+"""The game state shared by every family: the append-only event record, the world, pending moves.
+
+Checkpoints stay small: the record and the world are `DeltaChannel`s (a checkpoint stores what
+a step wrote, and the whole value only every few updates), and what a run starts from is read
+once by `setup` and not kept (the validated scenario is kept once, as `spec`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, NotRequired
 
+from langgraph.channels import DeltaChannel, EphemeralValue
 from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
 
 EVERYONE = "*"
@@ -37,6 +43,15 @@ def add_events(left: list[Event] | None, right: list[Event] | Event | None) -> l
     return left
 
 
+def add_event_batches(left: list[Event] | None, batches: Sequence[Any]) -> list[Event]:
+    """`add_events` over a batch of writes (a DeltaChannel replays stored writes in batches;
+    deduplicating by id gives the same record however they are batched)."""
+    out = list(left or [])
+    for batch in batches:
+        out = add_events(out, batch)
+    return out
+
+
 CLEAR = "__clear__"
 
 
@@ -54,22 +69,46 @@ def merge_world(left: dict[str, Any] | None, right: dict[str, Any] | None) -> di
     return {**(left or {}), **(right or {})}
 
 
-class GameInput(TypedDict, total=False):
-    """What a run starts from: a shipped scenario name, a path or an inline scenario, plus `--set`."""
+def merge_world_batches(left: dict[str, Any] | None, batches: Sequence[Any]) -> dict[str, Any]:
+    out = dict(left or {})
+    for batch in batches:
+        out = merge_world(out, batch)
+    return out
 
-    scenario: str | dict[str, Any]
-    overrides: dict[str, Any]
-    rounds: int
+
+# Updates between two stored copies of the whole record / world: a load replays at most this many
+# steps' writes, and a game stores its record whole about once per this many updates.
+SNAPSHOT_EVERY = 20
+
+
+class GameInput(TypedDict, total=False):
+    """What a run starts from: a shipped scenario name, a path or an inline scenario, plus `--set`.
+    Read by `setup` in the run's first step and then dropped (ephemeral): the game keeps the
+    validated scenario once, as `spec`, instead of every checkpoint carrying it twice."""
+
+    scenario: Annotated[str | dict[str, Any], EphemeralValue(object)]
+    overrides: Annotated[dict[str, Any], EphemeralValue(dict)]
+    rounds: Annotated[int, EphemeralValue(int)]
+
+
+def latest_of(left: Any, batches: Sequence[Any]) -> Any:
+    return batches[-1] if batches else left
 
 
 class GameState(TypedDict, total=False):
-    scenario: str | dict[str, Any]
-    overrides: dict[str, Any]
-    spec: dict[str, Any]  # the validated scenario (model_dump), set once by `setup`
+    # The validated scenario (model_dump), set by `setup` and written again as each round
+    # starts (the same value): a DeltaChannel that stores it whole with each write
+    # (snapshot_frequency=1), so it is in one checkpoint per round instead of every one, and a
+    # load walks back at most one round to find it.
+    spec: Annotated[dict[str, Any], DeltaChannel(latest_of, snapshot_frequency=1)]
     round: int
     phase: str
-    events: Annotated[list[Event], add_events]
-    world: Annotated[dict[str, Any], merge_world]
+    events: Annotated[
+        list[Event], DeltaChannel(add_event_batches, snapshot_frequency=SNAPSHOT_EVERY)
+    ]
+    world: Annotated[
+        dict[str, Any], DeltaChannel(merge_world_batches, snapshot_frequency=SNAPSHOT_EVERY)
+    ]
     pending: Annotated[dict[str, Any], merge_pending]
     done: bool
     error: str

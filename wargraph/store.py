@@ -5,6 +5,8 @@ experiments and the server, sync or async.
 What every store gives, on both backends:
 - LangGraph's own saver (`SqliteSaver` / `PostgresSaver`), its tables set up on first use;
   PostgreSQL through a connection pool per URL and process.
+- Compressed checkpoints: a blob of some size is zlib-compressed before it is encrypted (game
+  records and prompts are text, about 3-8x smaller); blobs from before load as they are.
 - Authenticated checkpoints: blobs are written with AES-EAX (`EncryptedSerializer`), so a
   damaged byte fails to load with `DamagedCheckpoint` instead of loading as another game. The
   key lives in the store (`wargraph_meta`) so every process that reaches the store can read it;
@@ -25,13 +27,19 @@ import secrets
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+# The stored form of a DeltaChannel's whole value (what the savers themselves test for); the
+# channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
 KEY_ENV = "WARGRAPH_STORE_KEY"
@@ -114,7 +122,33 @@ OWN_TABLES = (
 )
 
 
-# --- the serializer: authenticated, with a clear error ---------------------------------------
+# --- the serializer: compressed, authenticated, with a clear error ----------------------------
+
+ZIPPED = ".z"  # suffix of a compressed blob's type ("msgpack.z"; a "+" would end the type)
+ZIP_FROM = 256  # bytes: smaller blobs are stored as they are
+ZIP_LEVEL = 6
+
+
+class _Compressed(SerializerProtocol):
+    """zlib around another serializer. Compression happens before encryption (ciphertext does
+    not compress), so the authentication tag covers the compressed bytes."""
+
+    def __init__(self, serde: SerializerProtocol) -> None:
+        self.serde = serde
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        typ, data = self.serde.dumps_typed(obj)
+        if len(data) >= ZIP_FROM:
+            packed = zlib.compress(data, ZIP_LEVEL)
+            if len(packed) < len(data):
+                return typ + ZIPPED, packed
+        return typ, data
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        typ, body = data
+        if typ.endswith(ZIPPED):
+            return self.serde.loads_typed((typ[: -len(ZIPPED)], zlib.decompress(body)))
+        return self.serde.loads_typed(data)
 
 
 class _AuthenticatedSerde(EncryptedSerializer):
@@ -122,13 +156,14 @@ class _AuthenticatedSerde(EncryptedSerializer):
     with no tag at all) is a DamagedCheckpoint, never data."""
 
     def __init__(self, key: bytes, *, strict: bool, where: str) -> None:
-        base = EncryptedSerializer.from_pycryptodome_aes(JsonPlusSerializer(), key=key)
+        base = EncryptedSerializer.from_pycryptodome_aes(_Compressed(JsonPlusSerializer()), key=key)
         super().__init__(base.cipher, base.serde)
         self.strict, self.where = strict, where
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         typ = data[0]
-        if self.strict and "+" not in typ:
+        if "+" not in typ and (self.strict or typ.endswith(ZIPPED)):
+            # compressed blobs are only ever written encrypted: never inflate unchecked bytes
             raise DamagedCheckpoint(self._damaged("a blob without its authentication tag"))
         try:
             return super().loads_typed(data)
@@ -182,10 +217,14 @@ def _run_mac(key: bytes, thread_id: str, text: str) -> str:
 def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None) -> str:
     values = checkpoint.get("channel_values") or {}
     inline = {k: v for k, v in values.items() if v is None or isinstance(v, str | int | float)}
+    # A DeltaChannel's whole-value snapshot is sealed with the checkpoint that wrote it (its
+    # blob is authenticated); PostgreSQL also hands it to later checkpoints at the same channel
+    # version, so which checkpoints show it is not part of the seal.
+    held = [k for k, v in values.items() if not isinstance(v, _DeltaSnapshot)]
     body = {
         "id": checkpoint_id or checkpoint.get("id"),
         "own_id": checkpoint.get("id"),
-        "channels": sorted(values),
+        "channels": sorted(held),
         "inline": inline,
         "versions": checkpoint.get("channel_versions"),
     }

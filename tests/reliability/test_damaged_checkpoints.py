@@ -1,7 +1,8 @@
 """A damaged checkpoint is a clear error, never a silently different game, on both stores:
 single bytes flipped across the latest checkpoint (its blob, its values stored outside the
-blob, its id) and the game's stored scenario each fail to load with DamagedCheckpoint, and
-the CLI says so in one line."""
+blob, its id, the latest write the game's record is rebuilt from: the record is a DeltaChannel)
+and the game's stored scenario each fail to load with DamagedCheckpoint, and the CLI says so in
+one line."""
 
 from __future__ import annotations
 
@@ -73,12 +74,17 @@ def _sqlite_fields(db: str) -> list[tuple[str, Callable, Callable]]:
 
         return read, write
 
-    out = [
+    with sqlite3.connect(db) as c:
+        write_rowid = c.execute(
+            "SELECT rowid FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel ="
+            " 'events' AND checkpoint_id < ? ORDER BY checkpoint_id DESC LIMIT 1",
+            (THREAD, cid),
+        ).fetchone()[0]
+    return [
         ("checkpoint blob", *field("checkpoint", "checkpoints WHERE rowid = ?", (rowid,))),
+        ("events write", *field("value", "writes WHERE rowid = ?", (write_rowid,))),
         ("checkpoint id", *field("checkpoint_id", "checkpoints WHERE rowid = ?", (rowid,))),
     ]
-    del cid
-    return out
 
 
 def _postgres_fields(db: str) -> list[tuple[str, Callable, Callable]]:
@@ -90,17 +96,25 @@ def _postgres_fields(db: str) -> list[tuple[str, Callable, Callable]]:
             " ORDER BY checkpoint_id DESC LIMIT 1",
             (THREAD,),
         ).fetchone()[0]
+        # the scenario's blob (stored once per version); the record has none of its own per
+        # checkpoint: it is rebuilt from the writes (a DeltaChannel), damaged below
         versions = conn.execute(
-            "SELECT checkpoint -> 'channel_versions' ->> 'events' FROM checkpoints"
+            "SELECT checkpoint -> 'channel_versions' ->> 'spec' FROM checkpoints"
             " WHERE thread_id = %s AND checkpoint_id = %s",
             (THREAD, cid),
         ).fetchone()[0]
+        write_key = conn.execute(
+            "SELECT checkpoint_id, task_id, idx FROM checkpoint_writes WHERE thread_id = %s"
+            " AND checkpoint_ns = '' AND channel = 'events' AND checkpoint_id < %s"
+            " ORDER BY checkpoint_id DESC LIMIT 1",
+            (THREAD, cid),
+        ).fetchone()
 
     def blob_read() -> bytes:
         with psycopg.connect(db) as c:
             return bytes(
                 c.execute(
-                    "SELECT blob FROM checkpoint_blobs WHERE thread_id = %s AND channel = 'events'"
+                    "SELECT blob FROM checkpoint_blobs WHERE thread_id = %s AND channel = 'spec'"
                     " AND version = %s",
                     (THREAD, versions),
                 ).fetchone()[0]
@@ -109,9 +123,27 @@ def _postgres_fields(db: str) -> list[tuple[str, Callable, Callable]]:
     def blob_write(data: bytes) -> None:
         with psycopg.connect(db, autocommit=True) as c:
             c.execute(
-                "UPDATE checkpoint_blobs SET blob = %s WHERE thread_id = %s AND channel = 'events'"
+                "UPDATE checkpoint_blobs SET blob = %s WHERE thread_id = %s AND channel = 'spec'"
                 " AND version = %s",
                 (data, THREAD, versions),
+            )
+
+    write_where = (
+        " WHERE thread_id = %s AND checkpoint_ns = '' AND checkpoint_id = %s AND task_id = %s"
+        " AND idx = %s"
+    )
+
+    def write_read() -> bytes:
+        with psycopg.connect(db) as c:
+            row = c.execute(
+                "SELECT blob FROM checkpoint_writes" + write_where, (THREAD, *write_key)
+            )
+            return bytes(row.fetchone()[0])
+
+    def write_write(data: bytes) -> None:
+        with psycopg.connect(db, autocommit=True) as c:
+            c.execute(
+                "UPDATE checkpoint_writes SET blob = %s" + write_where, (data, THREAD, *write_key)
             )
 
     def inline_read() -> bytes:  # the checkpoint's own JSON (numbers, strings inline)
@@ -146,7 +178,8 @@ def _postgres_fields(db: str) -> list[tuple[str, Callable, Callable]]:
         current[0] = data.decode()
 
     return [
-        ("events blob", blob_read, blob_write),
+        ("scenario blob", blob_read, blob_write),
+        ("events write", write_read, write_write),
         ("checkpoint json", inline_read, inline_write),
         ("checkpoint id", id_read, id_write),
     ]
@@ -181,17 +214,20 @@ def test_a_damaged_checkpoint_never_loads_as_another_game(game):
     rng = random.Random(7)
     for name, read, write in fields:
         clean = read()
+        refused = 0
         for damaged in _flips(name, clean, rng):
             write(damaged)
             try:
                 got = _state(game)
             except DamagedCheckpoint as exc:
                 assert "damaged" in str(exc) and "\n" not in str(exc)
+                refused += 1
             else:
                 # a flip that leaves the checkpoint readable must leave the game as it was
                 assert got == original, f"{name}: a flipped byte loaded a different game"
             finally:
                 write(clean)
+        assert refused, f"{name}: no damaged copy was refused (is it read at all?)"
     assert _state(game) == original
 
 
