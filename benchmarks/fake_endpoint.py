@@ -17,12 +17,13 @@ import asyncio
 import hashlib
 import json
 import random
-import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from benchmarks.server_process import ServerProcess
 
 PROSE = "We hold our position, keep every channel open and offer talks on the border."
 
@@ -76,6 +77,7 @@ def make_app(latency_s: float):
             return
         if scope["method"] == "GET" and path.endswith("/stats"):
             await send_json(send, 200, stats)
+            stats["peak_in_flight"] = stats["in_flight"]  # the next read: the peak since this one
             return
         if scope["method"] != "POST" or not path.endswith("/chat/completions"):
             await send_json(send, 404, {"error": {"message": f"no route {path}"}})
@@ -103,53 +105,29 @@ def make_app(latency_s: float):
     return app
 
 
-class FakeEndpoint:
+class FakeEndpoint(ServerProcess):
     """`python -m benchmarks.fake_endpoint` on a free loopback port, for a `with` block."""
 
-    def __init__(self, latency_s: float = 0.2, log_dir: Path | None = None) -> None:
-        from benchmarks.common import free_port
+    name = "the fake endpoint"
 
+    def __init__(self, latency_s: float = 0.2, log_dir: Path | None = None) -> None:
+        super().__init__(log_dir / "fake_endpoint.log" if log_dir else None)
         self.latency_s = latency_s
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.log = log_dir / "fake_endpoint.log" if log_dir else None
-        self.proc: subprocess.Popen | None = None
+
+    def command(self) -> list[str]:
+        return [
+            *(sys.executable, "-m", "benchmarks.fake_endpoint"),
+            *("--port", str(self.port), "--latency", str(self.latency_s)),
+        ]
 
     def model(self, name: str = "fake") -> str:
         """The model reference a seat uses to play against this endpoint."""
         return f"openai:{name}@{self.url}"
 
     def stats(self) -> dict[str, int]:
+        """Requests answered so far and the most in flight at once since the last read."""
         with urllib.request.urlopen(f"{self.url}/stats", timeout=5) as resp:
             return json.loads(resp.read())
-
-    def __enter__(self) -> FakeEndpoint:
-        cmd = [sys.executable, "-m", "benchmarks.fake_endpoint", "--port", str(self.port)]
-        cmd += ["--latency", str(self.latency_s)]
-        out = open(self.log, "w") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        root = Path(__file__).resolve().parent.parent
-        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=root)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{self.url}/models", timeout=2).read()
-                return self
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.__exit__()
-                    raise RuntimeError("the fake endpoint did not start") from None
-                time.sleep(0.1)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.proc is None:
-            return
-        self.proc.terminate()  # our own child, by its handle
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.proc = None
 
 
 def main(argv: list[str] | None = None) -> None:
