@@ -5,7 +5,8 @@ loopback OpenAI-compatible fake endpoint (benchmarks/fake_endpoint.py, its own p
 answers every call after a fixed 200 ms with a valid answer, so the numbers are the harness's,
 not a model's. Each game is the crisis scenario, 2 rounds, no post-game questions (6 calls);
 every row plays 2N games (at least 4) on one shared SQLite store with records on disk, and the
-endpoint limit is 2N (never binding: a game's two seats plan at once). Target: games/min at N >= 0.7 * N * games/min at N = 1, up to N = 32.
+endpoint limit is 2N (never binding: a game's two seats plan at once). Target: games/min at
+N >= 0.7 * N * games/min at N = 1, up to N = 32.
 Three bounds explain where it stops scaling: the endpoint latency (N games each as fast as the
 N = 1 game), the endpoint limit (limit / 200 ms calls per second) and the process's CPU (under
 the GIL one core: 60 s / CPU seconds per game); two extra rows at N = 32 isolate the SQLite
