@@ -45,7 +45,7 @@ from benchmarks.common import (
 )
 from benchmarks.fake_endpoint import FakeEndpoint
 from benchmarks.server_process import ServerProcess
-from wargraph.models import endpoint_concurrency, set_endpoint_concurrency
+from wargraph.models import endpoint_concurrency
 
 NAME = "concurrency"
 GAME = "azuristan_crimsonia"
@@ -162,7 +162,6 @@ def fake_part(*, quick: bool, ns: tuple[int, ...] | None, repeats: int | None) -
                 )
                 rows.append(fake_batch(endpoint, TARGET_UP_TO, workdir, limit=DEFAULT_LIMIT))
     finally:
-        set_endpoint_concurrency(None)  # the next benchmark gets the user's own limit back
         shutil.rmtree(workdir, ignore_errors=True)
     base = next(r for r in rows if r["n"] == 1) if 1 in ns else None
     for row in rows:

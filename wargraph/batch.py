@@ -85,17 +85,28 @@ def play_many(
     `db`: the checkpoint store all games share (None: in memory, nothing kept); `out`: each
     game's records go to `out/<thread id>/` unless its spec names a folder. With
     `endpoint_concurrency`, calls to each OpenAI-compatible endpoint are capped at that many at
-    once from now on in this process (else WARGRAPH_ENDPOINT_CONCURRENCY, default 4): set it
-    to at least `concurrency` when the endpoint can take them. `on_done` runs in the calling
+    once while the batch runs (else WARGRAPH_ENDPOINT_CONCURRENCY, default 4, or what
+    `wargraph.models.set_endpoint_concurrency` set): a game's seats may call at once, so give
+    it `concurrency` x 2 when the endpoint can take them. `on_done` runs in the calling
     thread as each game ends. On Ctrl-C, running games stop after their current step (their
     checkpoints stay: `wargraph resume --thread ID`), games not started are not, and
     KeyboardInterrupt is raised again."""
     if concurrency < 1:
         raise ValueError(f"concurrency {concurrency}: expected 1 or more")
-    if endpoint_concurrency is not None:
-        set_endpoint_concurrency(endpoint_concurrency)
     loaded: dict[str, Scenario] = {}
     specs = [_prepared(spec, out, loaded) for spec in games]
+    if endpoint_concurrency is None:
+        return _play_all(specs, db, concurrency, on_done)
+    previous = set_endpoint_concurrency(endpoint_concurrency)
+    try:
+        return _play_all(specs, db, concurrency, on_done)
+    finally:
+        set_endpoint_concurrency(previous)
+
+
+def _play_all(
+    specs: list[GameSpec], db: str | Path | None, concurrency: int, on_done: Done | None
+) -> list[GameRun]:
     stop = threading.Event()
     runs: dict[int, GameRun] = {}
     with ThreadPoolExecutor(max(1, min(concurrency, len(specs))), "wargraph-game") as pool:

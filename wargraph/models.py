@@ -171,15 +171,17 @@ def endpoint_concurrency() -> int:
     return int(raw)
 
 
-def set_endpoint_concurrency(n: int | None) -> None:
+def set_endpoint_concurrency(n: int | None) -> int | None:
     """From now on, at most `n` calls at once per OpenAI-compatible endpoint in this process
-    (None: back to the environment's). Calls already waiting or running keep the old limit."""
+    (None: back to the environment's); returns the setting it replaces. Calls already waiting
+    or running keep the old limit."""
     global _per_endpoint
     if n is not None and n < 1:
         raise ModelRefError(f"endpoint concurrency {n}: expected a whole number >= 1")
     with _limits_guard:
-        _per_endpoint = n
+        previous, _per_endpoint = _per_endpoint, n
         _ENDPOINT_LIMITS.clear()  # made again, with the new size, at their next call
+    return previous
 
 
 def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
