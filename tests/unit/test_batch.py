@@ -109,3 +109,29 @@ def test_the_endpoint_limit_follows_the_setting_then_the_environment(monkeypatch
             endpoint_limit(ref)
     finally:
         set_endpoint_concurrency(None)
+
+
+def test_experiment_command_takes_games_at_once_and_calls_per_endpoint(tmp_path):
+    from typer.testing import CliRunner
+
+    from wargraph.cli import app
+
+    spec = tmp_path / "e.yaml"
+    spec.write_text(
+        json.dumps(
+            {"scenario": "azuristan_crimsonia", "set": SHORT, "runs": 3, "model": "scripted"}
+        )
+    )
+    out = tmp_path / "o"
+    args = ["experiment", str(spec), "--out", str(out), "--concurrency", "3"]
+    try:
+        r = CliRunner().invoke(app, [*args, "--endpoint-concurrency", "5"])
+        assert r.exit_code == 0, r.output
+        said = " ".join(r.output.split())  # the console wraps lines
+        assert "3 at a time" in said and "at most 5 calls at once per endpoint" in said
+        assert endpoint_concurrency() == 5
+        assert json.loads((out / "experiment.json").read_text())["concurrency"] == 3
+    finally:
+        set_endpoint_concurrency(None)
+    r = CliRunner().invoke(app, [*args[:-1], "65"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
