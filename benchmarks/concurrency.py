@@ -320,7 +320,14 @@ def llama_part(
     rows: list[dict[str, Any]] = []
     with LlamaServer(n_threads, log_dir=workdir) as server:
         model = f"openai:{ALIAS}@{server.url}"
-        play_one(model, workdir, 99)  # warm-up: the server's first request, imports, caches
+        warm = play_one(model, workdir, 99)  # warm-up: the server's first request, caches
+        if not warm["calls"]:  # rows of games that only met faults would measure nothing
+            exited = server.proc.poll() if server.proc else None
+            raise RuntimeError(
+                "llama_cpp.server answered no call of the warm-up game"
+                + (f" (it exited with status {exited})" if exited is not None else "")
+                + f"; its log: {server.log}"
+            )
         for n in ns:
             seq_runs, con_runs = [], []
             for rep in range(repeats):
@@ -419,7 +426,21 @@ def run(
     if "fake" in parts:
         body["fake"] = fake_part(quick=quick, ns=ns, repeats=repeats)
     if "llama" in parts:
-        body["llama"] = llama_part(quick=quick, ns=ns, n_threads=n_threads, repeats=repeats)
+        try:
+            body["llama"] = llama_part(quick=quick, ns=ns, n_threads=n_threads, repeats=repeats)
+        except RuntimeError as err:  # the server broke: say so, keep the other part's rows
+            body["llama"] = {
+                "error": str(err),
+                "targets": [
+                    target(
+                        "llama.cpp server games finished with no transport fault",
+                        None,
+                        0.0,
+                        rule="<=",
+                        unit=" faults",
+                    )
+                ],
+            }
     targets = [t for part in body.values() for t in part["targets"]]
     payload = result_payload(NAME, started, load_at_start, quick=quick, targets=targets, **body)
     if show:
@@ -432,7 +453,9 @@ def run(
 def show_tables(p: dict[str, Any]) -> None:
     if "fake" in p:
         show_fake(p["fake"])
-    if "llama" in p:
+    if "llama" in p and "error" in p["llama"]:
+        console.print(f"[red]4b. llama.cpp server part not measured:[/] {p['llama']['error']}")
+    elif "llama" in p:
         show_llama(p["llama"])
     console.print(targets_table("Targets (concurrency)", p["targets"]))
 
