@@ -3,17 +3,21 @@ endpoints (at most `endpoint_concurrency` calls at once per endpoint); each game
 thread id, lease and records, and a game that fails is that game's error, not the batch's.
 
     from wargraph.batch import GameSpec, play_many
-    runs = play_many(
-        [GameSpec("azuristan_crimsonia", context=GameContext(model=ref, seed=s)) for s in range(64)],
-        db="runs/batch.sqlite", out="runs/batch", concurrency=32, endpoint_concurrency=32,
-    )
+    from wargraph.context import GameContext
+
+    model = "openai:my-model@http://127.0.0.1:8000/v1"
+    games = [GameSpec("azuristan_crimsonia", context=GameContext(model=model, seed=s))
+             for s in range(64)]
+    runs = play_many(games, db="runs/batch.sqlite", out="runs/batch",
+                     concurrency=32, endpoint_concurrency=64)
+    failed = [(r.thread_id, r.error) for r in runs if r.status == "error"]
 
 Why threads and not asyncio: a game's nodes are sync functions (the deciders call the model's
 sync `invoke`, the SQLite checkpointer and the lease are sync), so `graph.ainvoke` runs them in
 the event loop's thread pool anyway. Measured on the crisis game against a 200 ms loopback
-endpoint (benchmarks/fake_endpoint.py), 16 games at once: 0.040-0.043 s of CPU per game in
-threads, 0.039-0.044 s with `asyncio.gather` of `ainvoke` — the same cost, with a second
-checkpointer to keep in step. The waiting on the endpoint releases the GIL either way; what
+endpoint (benchmarks/fake_endpoint.py), in-memory checkpoints, 16 games at once: 0.040-0.043 s
+of CPU per game in threads, 0.039-0.044 s with `asyncio.gather` of `ainvoke` — the same cost,
+and the async way would need a second, async checkpointer kept in step with the sync one. The waiting on the endpoint releases the GIL either way; what
 does not scale is the CPU each game spends in Python (benchmarks/concurrency.py measures it).
 """
 
