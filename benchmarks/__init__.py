@@ -8,7 +8,8 @@ noisy neighbour better than absolute numbers do.
 1. `overhead`       framework cost of a full game per family (decider / engine / framework)
 2. `prompt_growth`  prompt tokens per call by round, per family and memory policy
 3. `local_model`    the embedded model's speed and its KV-cache reuse for shared prefixes
-4. `concurrency`    N games at once against an OpenAI-compatible server on loopback
+4. `concurrency`    N games at once against OpenAI-compatible servers on loopback (a fake
+                    one with a fixed latency, llama.cpp's)
 5. `storage`        SQLite checkpoint bytes per round and per game; time to resume
 6. `scale`          games per minute: in-process vs Ray, SQLite vs PostgreSQL; a Diplomacy
                     game's calls, tokens and bytes (docs/scaling.md plans from them)

@@ -538,6 +538,19 @@ def experiment(
             "that wait on an inference endpoint)."
         ),
     ] = 1.0,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, max=64, help="Games at once in this process (overrides the file)."),
+    ] = None,
+    endpoint_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Model calls at once per OpenAI-compatible endpoint (default "
+            "WARGRAPH_ENDPOINT_CONCURRENCY, else 4); give it at least --concurrency x 2 if "
+            "the endpoint takes them.",
+        ),
+    ] = None,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
@@ -551,6 +564,8 @@ def experiment(
         db=db,
         ray=ray,
         cpus_per_game=cpus_per_game,
+        concurrency=concurrency,
+        calls_per_endpoint=endpoint_concurrency,
     )
     if code:
         raise typer.Exit(code)

@@ -162,16 +162,40 @@ class LlamaCppChat(BaseChatModel):
 # Calls to one OpenAI-compatible endpoint run at most this many at once.
 _ENDPOINT_LIMITS: dict[str, threading.BoundedSemaphore] = {}
 _limits_guard = threading.Lock()
+_per_endpoint: int | None = None  # set_endpoint_concurrency; None: the environment's
+
+
+def endpoint_concurrency() -> int:
+    """Calls at once per OpenAI-compatible endpoint: `set_endpoint_concurrency`, else
+    WARGRAPH_ENDPOINT_CONCURRENCY, else 4."""
+    if _per_endpoint is not None:
+        return _per_endpoint
+    raw = os.environ.get("WARGRAPH_ENDPOINT_CONCURRENCY", "4")
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ModelRefError(f"WARGRAPH_ENDPOINT_CONCURRENCY={raw!r}: expected a whole number >= 1")
+    return int(raw)
+
+
+def set_endpoint_concurrency(n: int | None) -> int | None:
+    """From now on, at most `n` calls at once per OpenAI-compatible endpoint in this process
+    (None: back to the environment's); returns the setting it replaces. Calls already waiting
+    or running keep the old limit."""
+    global _per_endpoint
+    if n is not None and n < 1:
+        raise ModelRefError(f"endpoint concurrency {n}: expected a whole number >= 1")
+    with _limits_guard:
+        previous, _per_endpoint = _per_endpoint, n
+        _ENDPOINT_LIMITS.clear()  # made again, with the new size, at their next call
+    return previous
 
 
 def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
     key = f"{ref.provider}:{ref.base_url or ref.name}"
-    per_endpoint = int(os.environ.get("WARGRAPH_ENDPOINT_CONCURRENCY", "4"))
+    # llama.cpp in-process serialises anyway; a remote endpoint takes several at once.
+    size = endpoint_concurrency() if ref.provider == "openai" else 1
     with _limits_guard:
         if key not in _ENDPOINT_LIMITS:
-            # llama.cpp in-process serialises anyway; a remote endpoint takes several at once.
-            n = per_endpoint if ref.provider == "openai" else 1
-            _ENDPOINT_LIMITS[key] = threading.BoundedSemaphore(n)
+            _ENDPOINT_LIMITS[key] = threading.BoundedSemaphore(size)
         return _ENDPOINT_LIMITS[key]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 from wargraph.evals.experiment.plan import conditions_of
 from wargraph.evals.experiment.run import run_experiment
 from wargraph.evals.experiment.spec import ExperimentError, load_experiment
-from wargraph.models import ModelRefError
+from wargraph.models import ModelRefError, endpoint_concurrency, set_endpoint_concurrency
 from wargraph.scenario import ScenarioError
 from wargraph.store import StoreError, describe
 
@@ -44,11 +45,15 @@ def run_from_cli(
     db: str | None = None,
     ray: str | None = None,
     cpus_per_game: float = 1.0,
+    concurrency: int | None = None,
+    calls_per_endpoint: int | None = None,
 ) -> int:
     """`wargraph experiment FILE`: returns the exit code (0 done, 1 some games crashed,
     2 bad input, 130 interrupted — run again to resume). `db`: the checkpoint store (a
     `postgresql://` URL or a SQLite file); `ray`: run each game as a task on that Ray cluster
-    ("auto": this machine's cluster, or a local one)."""
+    ("auto": this machine's cluster, or a local one). `concurrency`: games at once in this
+    process (overrides the file); `calls_per_endpoint`: model calls at once per
+    OpenAI-compatible endpoint, per process (else WARGRAPH_ENDPOINT_CONCURRENCY, default 4)."""
     from rich.console import Console
 
     from wargraph.runner import GameError
@@ -56,9 +61,18 @@ def run_from_cli(
     console = console or Console()
     try:
         exp = load_experiment(file, runs=runs, model=model)
+        if concurrency is not None:
+            if not 1 <= concurrency <= 64:
+                raise ExperimentError(f"--concurrency {concurrency}: expected 1 to 64")
+            exp = exp.model_copy(update={"concurrency": concurrency})
+        if calls_per_endpoint is not None:
+            set_endpoint_concurrency(calls_per_endpoint)
+            if ray:  # Ray's worker processes on this machine inherit the variable
+                os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = str(calls_per_endpoint)
         out_dir = Path(out) if out else Path("runs") / "experiments" / exp.name
         n = len(conditions_of(exp)) * exp.runs
         where = f"as Ray tasks on {ray}" if ray else f"{exp.concurrency} at a time"
+        where += f", at most {endpoint_concurrency()} calls at once per endpoint"
         store = f", store {describe(db)}" if db else ""
         console.print(
             f"[bold]{exp.name}[/]: {n} games ({exp.runs} runs x {n // exp.runs} conditions) on "

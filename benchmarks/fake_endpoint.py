@@ -1,0 +1,151 @@
+"""A loopback OpenAI-compatible endpoint that answers every chat completion after a fixed
+latency with a valid, deterministic answer (JSON for the schema asked, else one line of prose):
+it measures what the harness costs around a model, with no model.
+
+    python -m benchmarks.fake_endpoint --port 8901 --latency 0.2
+    wargraph play azuristan_crimsonia --model openai:fake@http://127.0.0.1:8901/v1
+
+It runs in its own process (`FakeEndpoint` starts and always stops it) so, like a real
+endpoint, it takes no CPU time from the games' process. Asyncio (uvicorn, already installed
+with the LangGraph server) keeps thousands of requests waiting out their latency at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import random
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from benchmarks.server_process import ServerProcess
+
+PROSE = "We hold our position, keep every channel open and offer talks on the border."
+
+
+def answer_for(body: dict[str, Any]) -> str:
+    """The reply to one request: the same request always gets the same answer."""
+    from wargraph.deciders import scripted_value
+
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+    if not schema:
+        return PROSE
+    digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).digest()
+    return json.dumps(scripted_value(schema, random.Random(digest), "answer"))
+
+
+def completion(content: str, model: str) -> dict[str, Any]:
+    words = len(content.split())
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": words, "total_tokens": 100 + words},
+    }
+
+
+def make_app(latency_s: float):
+    """A bare ASGI app: POST .../chat/completions, GET .../models; counts requests in flight."""
+    stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0}
+
+    async def send_json(send, status: int, data: Any) -> None:
+        body = json.dumps(data).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def app(scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return
+        path = scope["path"]
+        if scope["method"] == "GET" and path.endswith("/models"):
+            await send_json(send, 200, {"object": "list", "data": [{"id": "fake"}]})
+            return
+        if scope["method"] == "GET" and path.endswith("/stats"):
+            await send_json(send, 200, stats)
+            stats["peak_in_flight"] = stats["in_flight"]  # the next read: the peak since this one
+            return
+        if scope["method"] != "POST" or not path.endswith("/chat/completions"):
+            await send_json(send, 404, {"error": {"message": f"no route {path}"}})
+            return
+        chunks, more = [], True
+        while more:
+            event = await receive()
+            chunks.append(event.get("body", b""))
+            more = event.get("more_body", False)
+        try:
+            body = json.loads(b"".join(chunks))
+        except json.JSONDecodeError:
+            await send_json(send, 400, {"error": {"message": "the body is not JSON"}})
+            return
+        stats["requests"] += 1
+        stats["in_flight"] += 1
+        stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])
+        try:
+            await asyncio.sleep(latency_s)
+            content = answer_for(body)
+        finally:
+            stats["in_flight"] -= 1
+        await send_json(send, 200, completion(content, str(body.get("model", "fake"))))
+
+    return app
+
+
+class FakeEndpoint(ServerProcess):
+    """`python -m benchmarks.fake_endpoint` on a free loopback port, for a `with` block."""
+
+    name = "the fake endpoint"
+
+    def __init__(self, latency_s: float = 0.2, log_dir: Path | None = None) -> None:
+        super().__init__(log_dir / "fake_endpoint.log" if log_dir else None)
+        self.latency_s = latency_s
+
+    def command(self) -> list[str]:
+        return [
+            *(sys.executable, "-m", "benchmarks.fake_endpoint"),
+            *("--port", str(self.port), "--latency", str(self.latency_s)),
+        ]
+
+    def model(self, name: str = "fake") -> str:
+        """The model reference a seat uses to play against this endpoint."""
+        return f"openai:{name}@{self.url}"
+
+    def stats(self) -> dict[str, int]:
+        """Requests answered so far and the most in flight at once since the last read."""
+        with urllib.request.urlopen(f"{self.url}/stats", timeout=5) as resp:
+            return json.loads(resp.read())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.fake_endpoint", description=__doc__)
+    parser.add_argument("--port", type=int, default=8901)
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per completion")
+    args = parser.parse_args(argv)
+    import uvicorn
+
+    uvicorn.run(
+        make_app(args.latency),
+        host="127.0.0.1",  # loopback only
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        backlog=4096,
+    )
+
+
+if __name__ == "__main__":
+    main()
