@@ -175,7 +175,10 @@ def remember(state: AgentState) -> dict[str, Any]:
                 "text": f"(round {ask['round']}, {ask['task']}) {text[:600]}",
             }
         )
-    return {"memory": entries}
+    # The asks themselves stay in the game's checkpoint of the step that asked them; the seat
+    # keeps only their ids (all `begin` compares), so its history does not copy every prompt.
+    done = [{"id": a["id"]} for a in state.get("asks", [])]
+    return {"memory": entries, "asks": done}
 
 
 def begin(state: AgentState) -> Command:
