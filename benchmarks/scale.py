@@ -128,7 +128,8 @@ def diplomacy_game(workdir: Path, pg: bool) -> dict[str, Any]:
     spec = next(f for f in FAMILIES if f.name == "diplomacy")
     result, calls = play_traced(spec, "diplomacy", {}, workdir)
     tokens = [prompt_tokens(c) for c in calls]
-    _, sqlite_result, steps, _ = play_to_db(spec, "diplomacy", {}, workdir / "dip.sqlite")
+    _, sqlite_result, meter, _ = play_to_db(spec, "diplomacy", {}, workdir / "dip.sqlite")
+    steps = meter.steps
     row: dict[str, Any] = {
         "phases": result.values.get("round"),
         "calls": len(calls),

@@ -10,7 +10,9 @@ channel at a time. Then the time to resume a game from its checkpoint: a game st
 `wargraph.runner.resume`; the load of its state and the time to its first new step are reported.
 
 Targets (issue 12): a 1901-1905 scripted Diplomacy game within 3 MB of checkpoints and a
-10-round scripted crisis within 300 kB (decimal units, seat namespaces included).
+10-round scripted crisis within 300 kB (decimal units, seat namespaces included); in both, at
+most 2 checkpoint writes of a seat per agent step (an agent step is one run of an
+`agent_<role>` node; all rows per agent step, the game's included, are reported beside it).
 """
 
 from __future__ import annotations
@@ -153,6 +155,8 @@ def storage_targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         played = r is not None and r["finished"] and rounds in (None, r["rounds"])
         value = r["bytes_per_game"] / per_unit if played else None
         out.append(target(f"{what} ({unit})", value, limit, rule="<=", unit=f" {unit}"))
+        per_step = r.get("seat_checkpoints_per_agent_step") if played else None
+        out.append(target(f"{fam}: seat checkpoint writes per agent step", per_step, 2, rule="<="))
     return out
 
 
@@ -180,7 +184,7 @@ def play_to_db(spec: FamilySpec, scenario: str, overrides: dict[str, Any], db: P
         )
     except _Stop:
         result = None
-    return thread_id, result, meter.steps, time.perf_counter() - start
+    return thread_id, result, meter, time.perf_counter() - start
 
 
 def resume_timing(db: Path, thread_id: str) -> dict[str, Any]:
@@ -228,7 +232,8 @@ def run(
         scenario = scenario_name(spec, module)
         overrides, game_note = GAME_OF.get(spec.name, (dict(spec.long), ""))
         db = workdir / f"{spec.name}.sqlite"
-        thread_id, result, steps, wall = play_to_db(spec, scenario, overrides, db)
+        thread_id, result, meter, wall = play_to_db(spec, scenario, overrides, db)
+        steps = meter.steps
         stats = db_rows(db, thread_id)
         rounds = sorted(int(k) for k in stats["by_round"] if k.isdigit() and k != "0")
         per_round = {r: stats["by_round"][str(r)]["bytes"] for r in rounds}
@@ -252,6 +257,16 @@ def run(
                 "checkpoints": stats["checkpoints"],
                 "seat_checkpoints": stats["seat_checkpoints"],
                 "writes": stats["writes"],
+                "agent_steps": meter.agent_steps,
+                # a seat's step is saved as its own checkpoints (target: <= 2 per step); the
+                # game's checkpoint of that step and the write rows are shared by its seats
+                "seat_checkpoints_per_agent_step": stats["seat_checkpoints"] / meter.agent_steps
+                if meter.agent_steps
+                else None,
+                "all_rows_per_agent_step": (stats["checkpoints"] + stats["writes"])
+                / meter.agent_steps
+                if meter.agent_steps
+                else None,
                 "largest_game_checkpoint_bytes": stats["largest_game_checkpoint_bytes"],
                 "bytes_per_round": per_round,
                 "setup_bytes": stats["by_round"].get("0", {}).get("bytes", 0),
