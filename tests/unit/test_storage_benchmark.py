@@ -17,8 +17,10 @@ def test_quick_storage_measures_the_crisis_target():
     assert 0 < row["seat_bytes"] < row["bytes_per_game"] <= row["db_file_bytes"]
     assert row["checkpoints"] > row["seat_checkpoints"] > 0
     assert row["channel_bytes"]["game"]["spec"] > 0  # contents were decrypted and read back
-    diplomacy, crisis = payload["targets"]
-    assert diplomacy["status"] == "not measured"  # quick mode plays no Diplomacy
+    diplomacy, dip_writes, crisis, crisis_writes = payload["targets"]
+    assert diplomacy["status"] == dip_writes["status"] == "not measured"  # quick: no Diplomacy
+    assert crisis_writes["value"] == pytest.approx(row["seat_checkpoint_writes_per_agent_step"])
+    assert row["agent_steps"] > 0 and row["saver_calls_per_agent_step"] > 0
     assert crisis["value"] == pytest.approx(row["bytes_per_game"] / 1e3, abs=1e-3)
     assert crisis["rule"] == "<=" and crisis["limit"] == 300
     assert crisis["status"] == ("met" if crisis["value"] <= 300 else "missed")
