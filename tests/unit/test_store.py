@@ -64,3 +64,25 @@ def test_a_sqlite_path_that_is_not_a_store(tmp_path):
         pass
     with pytest.raises(StoreError, match="is a folder"), open_saver(tmp_path):
         pass
+
+
+def test_blobs_are_aes_gcm_and_older_eax_blobs_still_load():
+    import os
+
+    from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from wargraph.store import DamagedCheckpoint, _AuthenticatedSerde, _Compressed
+
+    key = os.urandom(32)
+    serde = _AuthenticatedSerde(key, strict=True, where="test.sqlite")
+    value = {"events": ["a long text " * 40], "round": 3}
+    typ, blob = serde.dumps_typed(value)
+    assert typ.endswith("+aesgcm") and serde.loads_typed((typ, blob)) == value
+    flipped = blob[:20] + bytes([blob[20] ^ 1]) + blob[21:]
+    with pytest.raises(DamagedCheckpoint):
+        serde.loads_typed((typ, flipped))
+    # a blob an earlier wargraph wrote (AES-EAX through pycryptodome)
+    old = EncryptedSerializer.from_pycryptodome_aes(_Compressed(JsonPlusSerializer()), key=key)
+    typ, blob = old.dumps_typed(value)
+    assert typ.endswith("+aes") and serde.loads_typed((typ, blob)) == value
