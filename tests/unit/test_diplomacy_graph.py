@@ -488,10 +488,10 @@ def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     for p in W.POWERS:  # nobody is eliminated by 1902 here: 2 + centres
         assert score["data"]["scores"][p] == 2 + len(centres[p])
     out = tmp / "out"
-    maps = sorted(p.stem for p in (out / "maps").glob("*.svg"))
-    played = list(engine_phase_of_round(result.values["events"]).values())
-    assert maps == sorted([*played, W.phase_info(saved).name])
-    assert "<svg" in (out / "maps" / "S1901M.svg").read_text()
+    final = W.phase_info(saved).name
+    # the game's folder holds the final position's map only: nothing is drawn during play
+    assert sorted(p.stem for p in (out / "maps").glob("*.svg")) == [final]
+    assert "<svg" in (out / "maps" / f"{final}.svg").read_text()
     measures = json.loads((out / "measures.json").read_text())
     assert measures["scores"] == score["data"]["scores"]
     assert measures["engine_errors"] == 0 and measures["orders"]["invalid"] == 0
@@ -500,6 +500,11 @@ def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     assert summary["games"][0]["scores"] == measures["scores"]
     assert (tmp_path / "eval" / "diplomacy_eval.md").read_text().count("| FRANCE |") == 2
     assert (tmp_path / "eval" / "relationships_1.png").exists()
+    # the export draws every phase of the record, on request
+    played = list(engine_phase_of_round(result.values["events"]).values())
+    exported = tmp_path / "eval" / "maps_1"
+    assert sorted(p.stem for p in exported.glob("*.svg")) == sorted([*played, final])
+    assert "<svg" in (exported / "S1901M.svg").read_text()
     bad = tmp_path / "bad"
     write_record({"events": [], "scenario": {}, "world": {}}, bad)
     with pytest.raises(RecordError, match="not a Diplomacy record"):
@@ -525,9 +530,32 @@ def test_full_game_to_1905_with_the_scripted_decider(tmp_path):
     for e in results:
         assert not any(e["data"]["engine_errors"].values()), e["data"]["phase"]
         assert not any(r["invalid"] for r in e["data"]["records"])
-    assert len(list((tmp_path / "out" / "maps").glob("*.svg"))) == len(played) + 1
+    assert [p.name for p in (tmp_path / "out" / "maps").glob("*.svg")] == ["S1906M.svg"]
     record = json.loads((tmp_path / "out" / "record.json").read_text())
     assert record["world"]["diplomacy"]["phases"][-1]["name"] == "S1906M"
+
+
+@pytest.mark.parametrize("maps", ["final", "all", "none"])
+def test_maps_are_drawn_after_play_never_during_it(tmp_path, monkeypatch, maps):
+    from wargraph.worlds.diplomacy import render
+
+    drawn: list[tuple[str, bool]] = []
+    original = render.render_svg
+
+    def counting(saved, phase=None, **kw):
+        # the game is over when a map is drawn: the record already holds the final result
+        drawn.append((phase, saved["phases"][-1]["name"]))
+        return original(saved, phase, **kw)
+
+    monkeypatch.setattr(render, "render_svg", counting)
+    result = run(tmp_path, "diplomacy.max_year=1901", f"diplomacy.maps={maps}")
+    saved = result.values["world"]["diplomacy"]
+    names = [p["name"] for p in saved["phases"]]
+    want = {"final": names[-1:], "all": names, "none": []}[maps]
+    assert [phase for phase, _ in drawn] == want
+    assert all(at == names[-1] for _, at in drawn)  # only from the finished game
+    files = sorted(p.stem for p in (tmp_path / "out" / "maps").glob("*.svg"))
+    assert files == sorted(want)
 
 
 def test_same_seed_same_game_other_seed_differs(tmp_path):

@@ -4,9 +4,13 @@ game stands (PhaseInfo), and adjudication of a phase."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -116,13 +120,81 @@ def current(saved: Mapping[str, Any]) -> dict[str, Any]:
 
 def _with_history(saved: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """``new`` (from a game loaded with :func:`current`) with the earlier phases of ``saved``
-    put back in front (copied, so the result shares nothing with the caller's dict)."""
-    phases = copy.deepcopy(list(saved["phases"])[:-1]) + list(new["phases"])
+    put back in front. The earlier phases are shared, not copied: a played phase is never
+    changed again (nothing here writes into a saved phase; :func:`load` copies before the
+    engine sees one), and copying the whole history on every adjudication grew with the game."""
+    phases = list(saved["phases"])[:-1] + list(new["phases"])
     return _stamped({**new, "phases": phases})
 
 
+# ---------------------------------------------------------------------------------------------
+# Positions: one engine phase loaded once and shared by every question asked about it
+# ---------------------------------------------------------------------------------------------
+
+
+class Position:
+    """The engine at one phase, loaded once, with what is derived from it (every power's legal
+    orders, the board text, unit blocks) computed on first use and kept.
+
+    The ``Game`` is shared by every caller at this position (other nodes, other games at the
+    same position), so it is used read-only and only under ``lock``; anything that sets orders
+    or processes loads its own copy (:func:`adjudicate`, the secretary's slow path)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.lock = threading.RLock()
+        self._derived: dict[Any, Any] = {}
+
+    def derived(self, key: Any, make: Callable[[Game], Any]) -> Any:
+        """``make(game)`` once per key at this position (under the lock)."""
+        with self.lock:
+            if key not in self._derived:
+                self._derived[key] = make(self.game)
+            return self._derived[key]
+
+    def possible_orders(self) -> dict[str, list[str]]:
+        # The engine computes every location's orders at once (~1 ms); once per position, not
+        # once per power and question.
+        return self.derived("possible", lambda g: g.get_all_possible_orders())
+
+
+_POSITIONS: OrderedDict[str, Position] = OrderedDict()
+_POSITIONS_LOCK = threading.Lock()
+POSITION_CACHE_SIZE = 64  # positions kept (several games may run in one process)
+
+
+def position_key(saved: Mapping[str, Any]) -> str:
+    """What identifies a position: the game, map and rules and the current phase's whole state
+    (units, centres, dislodged units, homes, builds ...), without the wall-clock stamp."""
+    state = {k: v for k, v in saved["phases"][-1]["state"].items() if k != "timestamp"}
+    blob = json.dumps(
+        [saved.get("id"), saved.get("map", "standard"), list(saved.get("rules", [])), state],
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha1(blob.encode(), usedforsecurity=False).hexdigest()
+
+
+def position(saved: Mapping[str, Any]) -> Position:
+    """The shared :class:`Position` of a saved game's current phase (loaded on first use)."""
+    key = position_key(saved)
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.get(key)
+        if found is not None:
+            _POSITIONS.move_to_end(key)
+            return found
+    loaded = Position(load(current(saved)))
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.setdefault(key, loaded)
+        _POSITIONS.move_to_end(key)
+        while len(_POSITIONS) > POSITION_CACHE_SIZE:
+            _POSITIONS.popitem(last=False)
+    return found
+
+
 def _as_game(world: Game | Mapping[str, Any]) -> Game:
-    return world if isinstance(world, Game) else load(current(world))
+    """A Game to read (never to change): a saved game's shared :func:`position`."""
+    return world if isinstance(world, Game) else position(world).game
 
 
 # ---------------------------------------------------------------------------------------------

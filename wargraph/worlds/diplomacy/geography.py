@@ -126,6 +126,7 @@ def unit_blocks(
     *,
     n_foreign: int = 3,
     n_centres: int = 3,
+    legal: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-ready block per unit of ``power`` (and per dislodged unit in a retreat phase).
 
@@ -144,7 +145,10 @@ def unit_blocks(
         raise ValueError(f"unknown power {power!r}")
     occ = _occupants(game)
     owners = _centre_owners(game)
-    legal = legal_orders(game, power) if game.phase_type in ("M", "R") else {}
+    if game.phase_type not in ("M", "R"):
+        legal = {}
+    elif legal is None:
+        legal = legal_orders(world, power)
     homes = set(pw.homes)
 
     units = [(u, False) for u in pw.units]

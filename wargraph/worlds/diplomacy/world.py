@@ -5,9 +5,11 @@ library's phases consult. One kit round is one engine phase (S1901M, F1901M, F19
 retreats and adjustments have no talks and no diaries.
 
 The graph state keeps only the engine's saved-game dict (`world["diplomacy"]`), never a `Game`
-(not picklable, slow to copy). When a run has an output folder (the trace's folder), `adjudicate`
-writes `maps/<PHASE>.svg` and the debrief writes `measures.json`, `measures.md` and
-`relationships.png`; all are pure functions of the record, so resumes rewrite the same files.
+(not picklable, slow to copy); the engine at a phase is loaded once and shared by every step
+that asks about it (`engine.position`). When a run has an output folder (the trace's folder), the
+debrief writes `measures.json`, `measures.md`, `relationships.png` and the final map
+(`maps/<PHASE>.svg`; `diplomacy.maps: all` draws every phase); all are pure functions of the
+record, so resumes rewrite the same files. Nothing is drawn during play.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ class DiplomacyConfig(BaseModel):
     """Nearest foreign units and unowned centres listed in each unit block."""
     game_id: str = ""
     """The engine's game id (default: derived from the title, so records are reproducible)."""
+    maps: Literal["final", "all", "none"] = "final"
+    """SVG maps written at the end of the game when the run has an output folder: the final
+    position (final), every phase (all), or none. Never during play (a map costs more than a
+    phase); `wargraph eval diplomacy` draws every phase of a record on request."""
 
     @property
     def public_only(self) -> bool:
@@ -208,18 +214,19 @@ def _saved(table: Table) -> dict[str, Any]:
     return table.state["world"]["diplomacy"]
 
 
-def _game(table: Table) -> Any:
-    """The engine at the current phase, loaded once per step."""
-    if "game" not in table.cache:
-        table.cache["game"] = W.load(W.current(_saved(table)))
-    return table.cache["game"]
+def _position(table: Table) -> W.Position:
+    """The engine at the current phase: loaded once per position and shared by every step and
+    seat that asks about it (`engine.position`), looked up once per step."""
+    if "position" not in table.cache:
+        table.cache["position"] = W.position(_saved(table))
+    return table.cache["position"]
 
 
 def _legal(table: Table, power: str) -> dict[str, list[str]]:
-    """A power's legal orders, computed once per step."""
+    """A power's legal orders (computed once per position; this step's copy)."""
     legal = table.cache.setdefault("legal", {})
     if power not in legal:
-        legal[power] = W.legal_orders(_game(table), power)
+        legal[power] = W.legal_orders(_saved(table), power)
     return legal[power]
 
 
@@ -271,7 +278,7 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
 
     Built only from `seen` (view_for: the power's own and public events) and the public board."""
     s = _dip(table)
-    game = _game(table)
+    pos = _position(table)
     rnd = table.round
     setting = next((e for e in seen if e["kind"] == "setting"), None)
     results = [e for e in seen if e["kind"] == "narration" and e["phase"] == "adjudicate"]
@@ -281,14 +288,14 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     parts = []
     if setting:
         parts.append("# The game\n" + quote(setting["text"]))
-    parts.append("# The board\n" + quote(W.render_board(game)))
+    parts.append("# The board\n" + quote(pos.derived("board", W.render_board)))
     if results:
         parts.append("# Last phase\n" + quote(results[-1]["text"]))
     if public:
         # named by power even for its own, so this part is the same for every seat
         parts.append("# Public messages this phase\n" + _render_talk(public, None))
     brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
-    info = W.phase_info(game)
+    info = W.phase_info(_saved(table))
     mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
     if brief:
         mine += "\n" + quote(brief["text"])
@@ -308,10 +315,13 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
 def unit_blocks_text(table: Table, power: str) -> str:
     """Each unit with its legal orders and nearest foreign units and centres (order questions)."""
     n = _dip(table).diplomacy.nearest
-    game = _game(table)
-    text = "\n".join(
-        W.render_unit_block(b) for b in W.unit_blocks(game, power, n_foreign=n, n_centres=n)
-    )
+    legal = _legal(table, power)
+
+    def blocks(game: Any) -> str:
+        found = W.unit_blocks(game, power, n_foreign=n, n_centres=n, legal=legal)
+        return "\n".join(W.render_unit_block(b) for b in found)
+
+    text = _position(table).derived(("blocks", power, n), blocks)
     return "# Your units\n" + text if text else ""
 
 
@@ -340,10 +350,11 @@ def _orders_tokens(legal: dict[str, list[str]]) -> int:
     return chars // 2 + 24
 
 
-def _fallback_orders(game: Any, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
+def _fallback_orders(table: Table, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
     """The documented fallback: hold, disband when dislodged, waive builds, civil-disorder
     disbands (one per key, in key order)."""
-    return dict(zip(legal, W.hold_orders(game, power), strict=False))
+    holds = W.hold_orders(_position(table).game, power, legal=legal)
+    return dict(zip(legal, holds, strict=False))
 
 
 def _legal_lists(legal: dict[str, list[str]]) -> str:
@@ -358,11 +369,8 @@ def run_folder(table: Table) -> Path | None:
 
 
 def write_map(saved: dict[str, Any], phase: str | None, folder: Path) -> Path:
-    name = phase or W.phase_info(saved).name
-    path = folder / "maps" / f"{name}.svg"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(W.render_svg(saved, phase), encoding="utf-8")
-    return path
+    """`folder/maps/<PHASE>.svg` for one phase (default: the current one)."""
+    return W.write_maps(saved, folder / "maps", [phase or W.phase_info(saved).name])[0]
 
 
 def _results_text(phase: str, results: dict[str, Any], centres: dict[str, int]) -> str:
@@ -378,12 +386,6 @@ def _results_text(phase: str, results: dict[str, Any], centres: dict[str, int]) 
     lines.append("Centres: " + ", ".join(f"{p} {n}" for p, n in centres.items() if n))
     lines.append(f"Next: {results['next_phase']}")
     return "\n".join(lines)
-
-
-def _fallback_orders(game: Any, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
-    """The documented fallback: hold, disband when dislodged, waive builds, civil-disorder
-    disbands (one per key, in key order)."""
-    return dict(zip(legal, W.hold_orders(game, power), strict=False))
 
 
 class DiplomacyWorld(base.World):
@@ -615,8 +617,7 @@ class DiplomacyWorld(base.World):
     ) -> Question:
         s = _dip(table)
         v = table.variant(power)
-        game = _game(table)
-        info = W.phase_info(game)
+        info = W.phase_info(_saved(table))
         people = str(table.seat(power).get("kind", "ai")) == "human"
         if refused:
             lines = "\n".join(f"{k}: {o or '(none)'}: {why}" for k, (o, why) in refused.items())
@@ -649,7 +650,7 @@ class DiplomacyWorld(base.World):
             + (_legal_lists(legal) if info.type == "A" else ""),
             schema="diplomacy_orders_text" if people else "diplomacy_orders",
             schema_args={"legal": legal},
-            fallback=_fallback_orders(game, power, legal),
+            fallback=_fallback_orders(table, power, legal),
             memory_slot="orders",
             max_tokens=_orders_tokens(legal),
         )
@@ -721,11 +722,11 @@ class DiplomacyWorld(base.World):
         s = _dip(table)
         saved = _saved(table)
         w = table.state.get("world") or {}
-        game = _game(table)
-        info = W.phase_info(game)
+        game = _position(table).game
+        info = W.phase_info(saved)
         final = {}
         for p in info.powers_alive:
-            legal = W.legal_orders(game, p)
+            legal = _legal(table, p)
             if legal:
                 final[p] = W.finalize_orders(game, p, proposals.get(p) or {}, legal=legal)
         new, results = W.adjudicate(saved, final)
@@ -760,11 +761,6 @@ class DiplomacyWorld(base.World):
             )
         ]
         done = after.is_done or after.year > s.diplomacy.max_year
-        folder = run_folder(table)
-        if folder is not None:
-            write_map(new, info.name, folder)
-            if done:
-                write_map(new, None, folder)
         update: dict[str, Any] = {"world": {"diplomacy": new}, "events": events}
         if done:
             why = (
@@ -799,6 +795,9 @@ class DiplomacyWorld(base.World):
         folder = run_folder(table)
         if folder is not None:
             write_measures(measures, folder)
+            saved = _saved(table)
+            phases = {"final": [W.phase_info(saved).name], "all": None, "none": []}
+            W.write_maps(saved, folder / "maps", phases[s.diplomacy.maps])
         scores = measures["scores"]
         text = f"Game scores (max year {s.diplomacy.max_year}): " + ", ".join(
             f"{p} {v:g}" for p, v in sorted(scores.items(), key=lambda x: -x[1])
