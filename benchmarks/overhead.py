@@ -54,6 +54,7 @@ def play_measured(
     workdir: Path,
     seed: int = 0,
     sampler: Sampler | None = None,
+    meter: GameMeter | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """Play one game through `wargraph.runner.play` (records, trace and checkpoints as the CLI
     writes them) and split its wall time."""
@@ -63,7 +64,7 @@ def play_measured(
     run_dir = workdir / uuid.uuid4().hex[:8]
     db = None if saver == "memory" else run_dir / "game.sqlite"
     run_dir.mkdir(parents=True)
-    meter = GameMeter(spec.world)
+    meter = meter or meter_for(spec)
     ctx = GameContext(model=model, seed=seed)
     with saver_variant(saver), meter.installed():
         if sampler is not None:
@@ -100,6 +101,15 @@ def play_measured(
     row["checkpoint_ms_per_agent_step"] = 1000 * row["checkpoint_s"] / steps
     row["engine_top"] = meter.engine_functions_top()
     return row, result
+
+
+def meter_for(spec: FamilySpec) -> GameMeter:
+    """Diplomacy's engine is a package of modules: its own meter times them all."""
+    if spec.name == "diplomacy":
+        from benchmarks.diplomacy_lean import DiplomacyMeter
+
+        return DiplomacyMeter()
+    return GameMeter(spec.world)
 
 
 def measure(

@@ -23,6 +23,7 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.table import Table
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
+from wargraph.worlds.diplomacy import geography as G
 from wargraph.worlds.diplomacy import world as DG
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
@@ -401,14 +402,15 @@ def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
     ):
         assert part in prompt, part
     for block in W.unit_blocks(opening, "FRANCE", n_foreign=2, n_centres=2):
-        assert W.render_unit_block(block) in prompt
-        assert all(o in prompt for o in block["legal_orders"])
+        # every legal order, in compact form (the nearest units and centres as room allows)
+        assert f"{block['unit']} ({block['name']})" in prompt
+        assert G.compact_orders(block["unit"], block["legal_orders"]) in prompt
     # hand checks on the opening position
-    assert "A PAR (Paris, home centre owned by FRANCE)" in prompt
-    assert "BUR empty" in prompt and "A PAR S A MUN - BUR" in prompt
+    assert "A PAR (Paris). Next to: BRE centre FRANCE with F BRE FRANCE" in prompt
+    assert "S A MUN: BUR" in prompt and "A PAR S A MUN - BUR" not in prompt  # compact
     assert "give one order for each of your 3 units (F BRE, A MAR, A PAR)" in prompt
-    # the public part comes first and is the same for every power (KV cache reuse), even for
-    # the power that spoke in public itself
+    # the game and the board come first and are the same for every power (KV cache reuse);
+    # public messages read the same for every power, even for the power that spoke itself
     spoke = next(
         e for e in result.values["events"] if e["kind"] == "message" and e["audience"] == ["*"]
     )
@@ -419,9 +421,15 @@ def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
         if c["task"] == "orders" and c["round"] == spoke["round"]
     ]
     texts = {c["role"]: c["messages"][-1]["content"] for c in calls}
-    head = texts[who].split(f"# You are {who}")[0]
-    assert f"# Public messages this phase\n{who} to everyone:" in head
+    head = texts[who].split("# Last phase")[0].split(f"# You are {who}")[0]
+    assert head.startswith("# The game") and "# The board" in head
     assert all(t.startswith(head) for t in texts.values())
+
+    def public(text: str) -> str:
+        return text.split("# Public messages this phase\n")[1].split("\n\n")[0]
+
+    assert f"{who} to everyone:" in public(texts[who])
+    assert all(public(t) == public(texts[who]) for t in texts.values())
     # nothing of another power's own: its brief, goals or diary
     assert sc.players["TURKEY"].goals[0] not in prompt
 

@@ -299,3 +299,119 @@ def render_board(world: Game | Mapping[str, Any], power: str | None = None) -> s
     neutral = sorted(sc.upper() for sc in game.map.scs if sc.upper() not in owned)
     lines.append(f"Neutral centres ({len(neutral)}): {', '.join(neutral) or '-'}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compact text for bounded prompts (the world's token budgets)
+# ---------------------------------------------------------------------------------------------
+
+
+def render_board_compact(world: Game | Mapping[str, Any], *, units: bool = True) -> str:
+    """The public board in one line per power: centre count and centres, then units (or, with
+    `units=False`, their count); the neutral centres last. The same text for every power
+    (llama.cpp reuses its KV cache across seats)."""
+    game = _as_game(world)
+    lines = [f"Phase {phase_info(game).name}. Per power: centres; units"]
+    for pname in sorted(game.powers):
+        pw = game.powers[pname]
+        if pw.is_eliminated():
+            lines.append(f"{pname}: eliminated")
+            continue
+        listed = ", ".join(sorted(pw.units, key=lambda u: u[2:])) or "-"
+        if not units:
+            listed = f"{len(pw.units)} units"
+        line = f"{pname} {len(pw.centers)}: {' '.join(sorted(pw.centers)) or '-'}; {listed}"
+        if pw.retreats:
+            line += f"; dislodged {', '.join(sorted(pw.retreats))}"
+        lines.append(line)
+    owned = {c for pw in game.powers.values() for c in pw.centers}
+    neutral = sorted(sc.upper() for sc in game.map.scs if sc.upper() not in owned)
+    lines.append(f"Neutral {len(neutral)}: {' '.join(neutral) or '-'}")
+    return "\n".join(lines)
+
+
+def near_provinces(world: Game | Mapping[str, Any], power: str) -> set[str]:
+    """Provinces that concern ``power``: its units' and their neighbours, and its centres."""
+    game = _as_game(world)
+    pw = game.get_power(power.upper())
+    near = {c for c in pw.centers}
+    for unit in list(pw.units) + list(pw.retreats):
+        loc = unit[2:]
+        near.add(loc[:3])
+        near.update(d[:3] for d in _graph(game.map.name, unit[0]).get(loc, ()))
+    return near
+
+
+def _place(a: Mapping[str, Any]) -> str:
+    """A neighbouring place worth a word: a centre (and its owner), a unit (and its power)."""
+    text = a["location"]
+    if a["is_centre"]:
+        text += f" centre {_centre_label(a['centre_owner'])}"
+    if a["occupant"]:
+        text += f" with {a['occupant']} {a['occupant_owner']}"
+    return text
+
+
+def compact_orders(unit: str, orders: Sequence[str]) -> str:
+    """A unit's legal orders without repeating the unit: `H | - ANK, BLA | S A CON: H, ANK |
+    C A LON: BEL`. Written in full, each is `<unit> <rest>` (e.g. `F ARM S A CON - ANK`)."""
+    hold, moves, rest = [], [], {}
+    for order in orders:
+        tail = order[len(unit) + 1 :] if order.startswith(unit + " ") else order
+        if tail in ("H", "D"):
+            hold.append(tail)
+        elif tail.startswith(("- ", "R ")):
+            moves.append(tail)
+        elif tail.startswith(("S ", "C ")):
+            verb, other = tail[0], tail[2:]
+            target = other.split(" - ", 1)
+            dest = target[1] if len(target) > 1 else "H"
+            rest.setdefault((verb, target[0]), []).append(dest)
+    parts = hold[:]
+    if moves:
+        verb = moves[0][0]
+        parts.append(f"{verb} " + ", ".join(m[2:] for m in moves))
+    for verb in ("S", "C"):
+        group = [f"{u}: {', '.join(d)}" for (v, u), d in rest.items() if v == verb]
+        if group:
+            parts.append(f"{verb} " + "; ".join(group))
+    return " | ".join(parts)
+
+
+def render_unit_compact(
+    block: Mapping[str, Any], *, near: bool = True, supports: bool = True
+) -> str:
+    """A unit block in few tokens: where it can go, (optionally) the nearest foreign units and
+    centres, and its legal orders in compact form (`compact_orders`); without `supports`, the
+    support and convoy orders are only counted."""
+    head = f"{block['unit']} ({block['name']})"
+    if block.get("dislodged"):
+        head += " DISLODGED: retreat or disband"
+    notable = [_place(a) for a in block["adjacent"] if a["is_centre"] or a["occupant"]]
+    lines = [head + (". Next to: " + "; ".join(notable) if notable else "")]
+    if near:
+        foreign = [
+            f"{f['unit']} {f['owner']} {f['distance']}" for f in block["nearest_foreign_units"]
+        ]
+        centres = [
+            f"{c['centre']} {_centre_label(c['owner'])} {c['distance']}"
+            for c in block["nearest_unowned_centres"]
+        ]
+        lines.append(
+            f"  Near: {', '.join(foreign) or '-'}. Centres to take: {', '.join(centres) or '-'}"
+        )
+    orders = list(block["legal_orders"])
+    if orders:
+        if not supports:
+            kept = [o for o in orders if order_kind(block["unit"], o) in ("H", "D", "-", "R")]
+            extra = len(orders) - len(kept)
+            text = compact_orders(block["unit"], kept)
+            lines.append(f"  Orders: {text}" + (f" (+{extra} supports/convoys)" if extra else ""))
+        else:
+            lines.append(f"  Orders: {compact_orders(block['unit'], orders)}")
+    return "\n".join(lines)
+
+
+def order_kind(unit: str, order: str) -> str:
+    tail = order[len(unit) + 1 :] if order.startswith(unit + " ") else order
+    return tail.split(" ", 1)[0]
