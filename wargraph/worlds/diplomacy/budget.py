@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 # Budgets per section (the section's heading in the context). The fixed parts of an order prompt
 # take about 450 tokens (system 143, the game 62, the brief 80, the question 130) and the seat's
@@ -27,27 +28,26 @@ CONTEXT_BUDGETS: dict[str, int] = {
 }
 
 ESTIMATE_MARGIN = 1.1
-_PIECE = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
+_PIECE = re.compile(r"[A-Za-z]+|\d|[^\sA-Za-z\d]")  # words, digits one by one, signs
+_CODE = re.compile(r"\b[A-Z]{3,}\b")  # province and power codes: BUD 2 tokens, AUSTRIA 4
+_LONG = re.compile(r"[A-Za-z]{9,}")  # long words split
 
 
-def _piece_tokens(piece: str) -> int:
-    if len(piece) > 1 and piece.isupper():
-        return math.ceil(len(piece) / 2)  # province and power codes: BUD 2, AUSTRIA 4
-    if piece.isdigit():
-        return len(piece)  # digits are one token each
-    return 1 + len(piece) // 9  # a word; long words split
-
-
+@lru_cache(maxsize=8192)
 def estimate_tokens(text: str) -> int:
     """Tokens of `text` as the embedded model counts them, estimated from its pieces (and a
-    margin: the estimate should not be below the real count, which it is for some words)."""
-    pieces = sum(_piece_tokens(p) for p in _PIECE.findall(text))
+    margin: the estimate should not be below the real count, which it is for some words).
+    Cached: the same messages and diary texts are measured for every seat and step."""
+    pieces = len(_PIECE.findall(text))
+    pieces += sum((len(c) + 1) // 2 - 1 for c in _CODE.findall(text))
+    pieces += sum(len(w) // 9 for w in _LONG.findall(text) if not w.isupper())
     return math.ceil(ESTIMATE_MARGIN * pieces) + text.count("\n")
 
 
 ELLIPSIS = " …"
 
 
+@lru_cache(maxsize=4096)
 def fit(text: str, budget: int) -> str:
     """`text` cut to at most `budget` estimated tokens, at a word, marked with an ellipsis."""
     if estimate_tokens(text) <= budget:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import os
 import re
 import threading
@@ -165,31 +164,57 @@ POSITION_CACHE_SIZE = 64  # positions kept (several games may run in one process
 
 def position_key(saved: Mapping[str, Any]) -> str:
     """What identifies a position: the game, map and rules and the current phase's whole state
-    (units, centres, dislodged units, homes, builds ...), without the wall-clock stamp."""
-    state = {k: v for k, v in saved["phases"][-1]["state"].items() if k != "timestamp"}
-    blob = json.dumps(
-        [saved.get("id"), saved.get("map", "standard"), list(saved.get("rules", [])), state],
-        sort_keys=True,
-        default=str,
-    )
+    (units, centres, dislodged units, homes, builds ...), without the wall-clock stamp. (The
+    same state with its keys in another order only misses the cache.)"""
+    state = [(k, v) for k, v in saved["phases"][-1]["state"].items() if k != "timestamp"]
+    blob = repr((saved.get("id"), saved.get("map", "standard"), saved.get("rules"), state))
     return hashlib.sha1(blob.encode(), usedforsecurity=False).hexdigest()
+
+
+def remember_position(saved: Mapping[str, Any], game: Game) -> Position:
+    """Keep ``game`` (standing at ``saved``'s current phase, used read-only from now on) as that
+    position, unless the position is already known."""
+    return _keep(position_key(saved), Position(game))
+
+
+def _keep(key: str, pos: Position) -> Position:
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.setdefault(key, pos)
+        _POSITIONS.move_to_end(key)
+        while len(_POSITIONS) > POSITION_CACHE_SIZE:
+            _POSITIONS.popitem(last=False)
+    return found
+
+
+# The key of the last few phase states looked up, by the state dict itself (kept alive here, so
+# its id cannot be reused): every step of a phase asks with the same dict, and hashing the whole
+# state each time cost more than the rest of the lookup.
+_KEYS: OrderedDict[int, tuple[Any, tuple[Any, str]]] = OrderedDict()
+
+
+def _key_of(saved: Mapping[str, Any]) -> str:
+    state = saved["phases"][-1]["state"]
+    with _POSITIONS_LOCK:
+        hit = _KEYS.get(id(state))
+        if hit is not None and hit[0] is state and hit[1][0] == saved.get("id"):
+            return hit[1][1]
+    key = position_key(saved)
+    with _POSITIONS_LOCK:
+        _KEYS[id(state)] = (state, (saved.get("id"), key))
+        while len(_KEYS) > POSITION_CACHE_SIZE:
+            _KEYS.popitem(last=False)
+    return key
 
 
 def position(saved: Mapping[str, Any]) -> Position:
     """The shared :class:`Position` of a saved game's current phase (loaded on first use)."""
-    key = position_key(saved)
+    key = _key_of(saved)
     with _POSITIONS_LOCK:
         found = _POSITIONS.get(key)
         if found is not None:
             _POSITIONS.move_to_end(key)
             return found
-    loaded = Position(load(current(saved)))
-    with _POSITIONS_LOCK:
-        found = _POSITIONS.setdefault(key, loaded)
-        _POSITIONS.move_to_end(key)
-        while len(_POSITIONS) > POSITION_CACHE_SIZE:
-            _POSITIONS.popitem(last=False)
-    return found
+    return _keep(key, Position(load(current(saved))))
 
 
 def _as_game(world: Game | Mapping[str, Any]) -> Game:
@@ -312,6 +337,9 @@ def adjudicate(
     game.error = []  # process() prints leftover errors to stdout unless IGNORE_ERRORS is set
     game.process()
     new_saved = _with_history(saved, save(game))
+    # The processed engine stands where the next phase starts: it becomes that position, so
+    # the next phase's questions need no load. Nothing changes it from here on.
+    remember_position(new_saved, game)
 
     processed = next(p for p in reversed(new_saved["phases"]) if p["name"] == phase)
     engine_results: dict[str, list[str]] = processed.get("results", {})

@@ -88,6 +88,18 @@ def _province_paths(paths: Mapping[str, list[str]]) -> dict[str, list[str]]:
     return best
 
 
+@lru_cache(maxsize=512)
+def _paths_from(map_name: str, utype: str, loc: str) -> dict[str, list[str]]:
+    """Shortest path to every province from a unit's location (the map never changes): on the
+    unit's own adjacency, and for armies with convoy legs to what land cannot reach. Callers
+    only read the result."""
+    paths = _province_paths(_bfs(_graph(map_name, utype), loc))
+    if utype == "A":  # targets beyond the sea: shortest path with convoy legs
+        by_sea = _province_paths(_bfs(_convoy_graph(map_name), loc))
+        paths.update({prov: path for prov, path in by_sea.items() if prov not in paths})
+    return paths
+
+
 def _needs_convoy(map_name: str, utype: str, path: Sequence[str]) -> bool:
     return utype == "A" and any(_map_area(map_name, p) == "WATER" for p in path)
 
@@ -159,10 +171,7 @@ def unit_blocks(
     for unit, dislodged in sorted(units, key=lambda x: (x[1], x[0][2:])):
         utype, loc = unit[0], unit[2:]
         graph = _graph(game.map.name, utype)
-        paths = _province_paths(_bfs(graph, loc))
-        if utype == "A":  # targets beyond the sea: shortest path with convoy legs
-            by_sea = _province_paths(_bfs(_convoy_graph(game.map.name), loc))
-            paths.update({prov: path for prov, path in by_sea.items() if prov not in paths})
+        paths = _paths_from(game.map.name, utype, loc)
         prov = loc[:3]
 
         adjacent = []
@@ -189,7 +198,7 @@ def unit_blocks(
                     "unit": o_unit,
                     "owner": o_owner,
                     "distance": len(path) - 1,
-                    "path": path,
+                    "path": list(path),
                     "by_convoy": _needs_convoy(game.map.name, utype, path),
                 }
             )
@@ -205,7 +214,7 @@ def unit_blocks(
                     "centre": sc,
                     "owner": sc_owner,
                     "distance": len(path) - 1,
-                    "path": path,
+                    "path": list(path),
                     "by_convoy": _needs_convoy(game.map.name, utype, path),
                 }
             )

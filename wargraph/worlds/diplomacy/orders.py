@@ -14,6 +14,7 @@ from wargraph.worlds.diplomacy.engine import (
     BUILD_SLOT,
     DISBAND_SLOT,
     WAIVE,
+    Position,
     _as_game,
     _err_text,
     _norm,
@@ -53,7 +54,12 @@ def legal_orders(world: Game | Mapping[str, Any], power: str) -> dict[str, list[
     power = power.upper()
     if isinstance(world, Game):
         return _legal_orders(world, power, world.get_all_possible_orders())
-    pos = position(world)
+    return legal_orders_at(position(world), power)
+
+
+def legal_orders_at(pos: Position, power: str) -> dict[str, list[str]]:
+    """:func:`legal_orders` at a shared position (computed once per power; the caller's copy)."""
+    power = power.upper()
     legal = pos.derived(("legal", power), lambda g: _legal_orders(g, power, pos.possible_orders()))
     return {k: list(v) for k, v in legal.items()}
 

@@ -31,6 +31,7 @@ from wargraph.worlds import diplomacy as W
 from wargraph.worlds.base import NEGOTIATE, ORDER, SUMMARIZE, Check, Question
 from wargraph.worlds.diplomacy import geography as G
 from wargraph.worlds.diplomacy.budget import CONTEXT_BUDGETS, estimate_tokens, fit, fit_lines
+from wargraph.worlds.diplomacy.orders import legal_orders_at
 
 SECRETARY = "secretary"
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
@@ -232,7 +233,7 @@ def _legal(table: Table, power: str) -> dict[str, list[str]]:
     """A power's legal orders (computed once per position; this step's copy)."""
     legal = table.cache.setdefault("legal", {})
     if power not in legal:
-        legal[power] = W.legal_orders(_saved(table), power)
+        legal[power] = legal_orders_at(_position(table), power)
     return legal[power]
 
 
