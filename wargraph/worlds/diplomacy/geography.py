@@ -188,38 +188,38 @@ def unit_blocks(
                 }
             )
 
-        foreign = []
-        for o_prov, (o_unit, o_owner) in occ.items():
-            if o_owner == power or o_prov not in paths or o_prov == prov:
-                continue
-            path = paths[o_prov]
-            foreign.append(
-                {
-                    "unit": o_unit,
-                    "owner": o_owner,
-                    "distance": len(path) - 1,
-                    "path": list(path),
-                    "by_convoy": _needs_convoy(game.map.name, utype, path),
-                }
-            )
-        foreign.sort(key=lambda f: (f["distance"], f["unit"][2:]))
-
-        centres = []
-        for sc, sc_owner in owners.items():
-            if sc_owner == power or sc not in paths:
-                continue
-            path = paths[sc]
-            centres.append(
-                {
-                    "centre": sc,
-                    "owner": sc_owner,
-                    "distance": len(path) - 1,
-                    "path": list(path),
-                    "by_convoy": _needs_convoy(game.map.name, utype, path),
-                }
-            )
-        centres.sort(key=lambda c: (c["distance"], c["centre"]))
-        near_centres = [c for i, c in enumerate(centres) if i < n_centres or c["distance"] <= 1]
+        # Sorted on distance first; paths are copied and convoys checked only for what is kept.
+        foreign_all = sorted(
+            (len(paths[p]) - 1, u[2:], u, owner, p)
+            for p, (u, owner) in occ.items()
+            if owner != power and p in paths and p != prov
+        )
+        foreign = [
+            {
+                "unit": u,
+                "owner": owner,
+                "distance": d,
+                "path": list(paths[p]),
+                "by_convoy": _needs_convoy(game.map.name, utype, paths[p]),
+            }
+            for d, _, u, owner, p in foreign_all[:n_foreign]
+        ]
+        centres_all = sorted(
+            (len(paths[sc]) - 1, sc, sc_owner)
+            for sc, sc_owner in owners.items()
+            if sc_owner != power and sc in paths
+        )
+        near_centres = [
+            {
+                "centre": sc,
+                "owner": sc_owner,
+                "distance": d,
+                "path": list(paths[sc]),
+                "by_convoy": _needs_convoy(game.map.name, utype, paths[sc]),
+            }
+            for i, (d, sc, sc_owner) in enumerate(centres_all)
+            if i < n_centres or d <= 1
+        ]
 
         blocks.append(
             {
@@ -234,7 +234,7 @@ def unit_blocks(
                 "centre_owner": owners.get(prov),
                 "is_home_centre": prov in homes,
                 "adjacent": adjacent,
-                "nearest_foreign_units": foreign[:n_foreign],
+                "nearest_foreign_units": foreign,
                 "nearest_unowned_centres": near_centres,
                 "legal_orders": list(legal.get(unit, [])),
             }

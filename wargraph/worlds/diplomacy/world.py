@@ -229,6 +229,13 @@ def _position(table: Table) -> W.Position:
     return table.cache["position"]
 
 
+def _info(table: Table) -> W.PhaseInfo:
+    """Where the game stands (read once per step)."""
+    if "info" not in table.cache:
+        table.cache["info"] = W.phase_info(_saved(table))
+    return table.cache["info"]
+
+
 def _legal(table: Table, power: str) -> dict[str, list[str]]:
     """A power's legal orders (computed once per position; this step's copy)."""
     legal = table.cache.setdefault("legal", {})
@@ -380,7 +387,7 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
         text = last_phase_text(results[-1], power, near, _room("Last phase"))
         parts.append("# Last phase\n" + quote(text))
     brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
-    info = W.phase_info(_saved(table))
+    info = _info(table)
     mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
     if brief:
         mine += "\n" + quote(brief["text"])
@@ -507,7 +514,7 @@ class DiplomacyWorld(base.World):
 
     def actors(self, table: Table, phase: str) -> list[str]:
         cfg = _dip(table).diplomacy
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         if phase == ORDER:
             return [p for p in info.powers_alive if _legal(table, p)]
         if info.type != "M":  # retreats and adjustments: no talks, no diary
@@ -550,7 +557,7 @@ class DiplomacyWorld(base.World):
                 "diplomacy_negotiate_question",
                 v,
                 power=speaker,
-                phase=W.phase_info(_saved(table)).name,
+                phase=_info(table).name,
                 round=exchange,
                 rounds=cfg.negotiation_rounds,
                 limit=cfg.max_messages,
@@ -576,13 +583,13 @@ class DiplomacyWorld(base.World):
 
     def check_message(self, table: Table, sender: str, to: str, text: str) -> str | None:
         cfg = _dip(table).diplomacy
-        alive = list(W.phase_info(_saved(table)).powers_alive)
+        alive = list(_info(table).powers_alive)
         return W.check_message(
             sender, to, text, press=cfg.press, max_len=cfg.message_chars, powers=alive
         )
 
     def message_data(self, table: Table, exchange: int) -> dict[str, Any]:
-        return {"phase": W.phase_info(_saved(table)).name, "negotiation_round": exchange}
+        return {"phase": _info(table).name, "negotiation_round": exchange}
 
     def delivered(self, table: Table, sent: list[tuple[str, str, str]]) -> dict[str, Any]:
         # the engine's saved game keeps the press too (record.json holds it)
@@ -592,7 +599,7 @@ class DiplomacyWorld(base.World):
 
     def diary_questions(self, table: Table, writer: str) -> list[tuple[str, Question]]:
         cfg = _dip(table).diplomacy
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         seen = table.view(writer, policy="full")  # its own diary, whatever the policy
         v = table.variant(writer)
         others = [o for o in W.POWERS if o != writer]
@@ -659,7 +666,7 @@ class DiplomacyWorld(base.World):
     def diary_events(
         self, table: Table, writer: str, answers: dict[str, dict[str, Any]]
     ) -> list[Event]:
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         events: list[Event] = []
         digest = answers.get("digest")
         if digest:
@@ -720,7 +727,7 @@ class DiplomacyWorld(base.World):
     ) -> Question:
         s = _dip(table)
         v = table.variant(power)
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         people = str(table.seat(power).get("kind", "ai")) == "human"
         if refused:
             lines = "\n".join(f"{k}: {o or '(none)'}: {why}" for k, (o, why) in refused.items())
