@@ -115,6 +115,16 @@ class DiplomacyMeter(GameMeter):
             patches.undo()
 
 
+def cold_start() -> None:
+    """Each measured game starts cold: the same seed plays the same positions, and a game must
+    not find its positions (or its texts' token counts) kept from the game before."""
+    from wargraph.worlds.diplomacy import budget, engine
+
+    engine.forget_positions()
+    budget.estimate_tokens.cache_clear()
+    budget.fit.cache_clear()
+
+
 def phases_played(result: Any) -> int:
     from benchmarks.overhead import find_saved_game
 
@@ -131,6 +141,7 @@ def phase_cost(workdir: Path, repeats: int) -> dict[str, Any]:
     runs: dict[int, list[tuple[dict[str, Any], Any]]] = {SHORT_YEAR: [], LONG_YEAR: []}
     for _ in range(repeats):
         for year in runs:
+            cold_start()
             meter = DiplomacyMeter()
             row, result = play_measured(
                 spec,

@@ -100,6 +100,9 @@ def play_measured(
     row["framework_ms_per_graph_step"] = 1000 * row["framework_s"] / max(row["graph_steps"], 1)
     row["checkpoint_ms_per_agent_step"] = 1000 * row["checkpoint_s"] / steps
     row["engine_top"] = meter.engine_functions_top()
+    maps = getattr(meter, "maps", None)  # Diplomacy: the final map, drawn after play
+    if maps is not None:
+        row["maps_s"] = maps.union()
     return row, result
 
 
@@ -287,7 +290,9 @@ def run(
                         "langgraph_game_s": row["wall_s"],
                         "engine_in_game_s": row["engine_s"],
                         "ratio_game_to_bare": row["wall_s"] / max(bare["bare_loop_s"], 1e-9),
-                        "ratio_engine_to_bare": row["engine_s"] / max(bare["bare_loop_s"], 1e-9),
+                        # the game loop's engine work: the final map is drawn after play
+                        "ratio_engine_to_bare": (row["engine_s"] - row.get("maps_s", 0.0))
+                        / max(bare["bare_loop_s"], 1e-9),
                     }
                 else:
                     notes.append("diplomacy: no saved game found in the final world")

@@ -217,6 +217,13 @@ def position(saved: Mapping[str, Any]) -> Position:
     return _keep(key, Position(load(current(saved))))
 
 
+def forget_positions() -> None:
+    """Drop every kept position (e.g. to time a game from a cold start)."""
+    with _POSITIONS_LOCK:
+        _POSITIONS.clear()
+        _KEYS.clear()
+
+
 def _as_game(world: Game | Mapping[str, Any]) -> Game:
     """A Game to read (never to change): a saved game's shared :func:`position`."""
     return world if isinstance(world, Game) else position(world).game
