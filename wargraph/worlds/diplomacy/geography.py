@@ -132,6 +132,19 @@ def _centre_owners(game: Game) -> dict[str, str | None]:
     return owners
 
 
+def _reach(
+    kind: str, name: str, owner: str | None, path: list[str], map_name: str, utype: str
+) -> dict[str, Any]:
+    """A unit or centre in reach: its distance, the path (a copy) and whether it needs a convoy."""
+    return {
+        kind: name,
+        "owner": owner,
+        "distance": len(path) - 1,
+        "path": list(path),
+        "by_convoy": _needs_convoy(map_name, utype, path),
+    }
+
+
 def unit_blocks(
     world: Game | Mapping[str, Any],
     power: str,
@@ -195,14 +208,8 @@ def unit_blocks(
             if owner != power and p in paths and p != prov
         )
         foreign = [
-            {
-                "unit": u,
-                "owner": owner,
-                "distance": d,
-                "path": list(paths[p]),
-                "by_convoy": _needs_convoy(game.map.name, utype, paths[p]),
-            }
-            for d, _, u, owner, p in foreign_all[:n_foreign]
+            _reach("unit", u, owner, paths[p], game.map.name, utype)
+            for _, _, u, owner, p in foreign_all[:n_foreign]
         ]
         centres_all = sorted(
             (len(paths[sc]) - 1, sc, sc_owner)
@@ -210,13 +217,7 @@ def unit_blocks(
             if sc_owner != power and sc in paths
         )
         near_centres = [
-            {
-                "centre": sc,
-                "owner": sc_owner,
-                "distance": d,
-                "path": list(paths[sc]),
-                "by_convoy": _needs_convoy(game.map.name, utype, paths[sc]),
-            }
+            _reach("centre", sc, sc_owner, paths[sc], game.map.name, utype)
             for i, (d, sc, sc_owner) in enumerate(centres_all)
             if i < n_centres or d <= 1
         ]
