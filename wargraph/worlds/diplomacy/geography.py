@@ -388,38 +388,44 @@ def compact_orders(unit: str, orders: Sequence[str]) -> str:
     return " | ".join(parts)
 
 
-def render_unit_compact(
-    block: Mapping[str, Any], *, near: bool = True, supports: bool = True
-) -> str:
-    """A unit block in few tokens: where it can go, (optionally) the nearest foreign units and
-    centres, and its legal orders in compact form (`compact_orders`); without `supports`, the
-    support and convoy orders are only counted."""
+def unit_lines(block: Mapping[str, Any]) -> dict[str, str]:
+    """The lines of a compact unit block, each made once: `head` (the unit and the notable
+    places next to it), `near` (nearest foreign units and centres to take), `orders` (every
+    legal order, compact) and `moves` (holds and moves; supports and convoys only counted)."""
     head = f"{block['unit']} ({block['name']})"
     if block.get("dislodged"):
         head += " DISLODGED: retreat or disband"
     notable = [_place(a) for a in block["adjacent"] if a["is_centre"] or a["occupant"]]
-    lines = [head + (". Next to: " + "; ".join(notable) if notable else "")]
-    if near:
-        foreign = [
-            f"{f['unit']} {f['owner']} {f['distance']}" for f in block["nearest_foreign_units"]
-        ]
-        centres = [
-            f"{c['centre']} {_centre_label(c['owner'])} {c['distance']}"
-            for c in block["nearest_unowned_centres"]
-        ]
-        lines.append(
-            f"  Near: {', '.join(foreign) or '-'}. Centres to take: {', '.join(centres) or '-'}"
-        )
-    orders = list(block["legal_orders"])
-    if orders:
-        if not supports:
-            kept = [o for o in orders if order_kind(block["unit"], o) in ("H", "D", "-", "R")]
-            extra = len(orders) - len(kept)
-            text = compact_orders(block["unit"], kept)
-            lines.append(f"  Orders: {text}" + (f" (+{extra} supports/convoys)" if extra else ""))
-        else:
-            lines.append(f"  Orders: {compact_orders(block['unit'], orders)}")
-    return "\n".join(lines)
+    foreign = [f"{f['unit']} {f['owner']} {f['distance']}" for f in block["nearest_foreign_units"]]
+    centres = [
+        f"{c['centre']} {_centre_label(c['owner'])} {c['distance']}"
+        for c in block["nearest_unowned_centres"]
+    ]
+    unit, orders = block["unit"], list(block["legal_orders"])
+    kept = [o for o in orders if order_kind(unit, o) in ("H", "D", "-", "R")]
+    extra = len(orders) - len(kept)
+    return {
+        "head": head + (". Next to: " + "; ".join(notable) if notable else ""),
+        "near": f"  Near: {', '.join(foreign) or '-'}. Centres to take: {', '.join(centres) or '-'}",
+        "orders": f"  Orders: {compact_orders(unit, orders)}" if orders else "",
+        "moves": (f"  Orders: {compact_orders(unit, kept)}" if orders else "")
+        + (f" (+{extra} supports/convoys)" if extra else ""),
+    }
+
+
+def render_unit_compact(
+    block: Mapping[str, Any] | dict[str, str], *, near: bool = True, supports: bool = True
+) -> str:
+    """A unit block in few tokens: where it can go, (optionally) the nearest foreign units and
+    centres, and its legal orders in compact form (`compact_orders`); without `supports`, the
+    support and convoy orders are only counted. Takes a block or its `unit_lines`."""
+    lines = block if "head" in block else unit_lines(block)
+    picked = [
+        lines["head"],
+        lines["near"] if near else "",
+        lines["orders" if supports else "moves"],
+    ]
+    return "\n".join(x for x in picked if x)
 
 
 def order_kind(unit: str, order: str) -> str:

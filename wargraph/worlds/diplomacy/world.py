@@ -424,8 +424,9 @@ def unit_blocks_text(table: Table, power: str) -> str:
         if not found:
             return ""
         room = budget - estimate_tokens(UNITS_LEGEND) - 6
+        lines = [G.unit_lines(b) for b in found]
         for near, supports in ((True, True), (False, True), (False, False)):
-            text = "\n".join(G.render_unit_compact(b, near=near, supports=supports) for b in found)
+            text = "\n".join(G.render_unit_compact(x, near=near, supports=supports) for x in lines)
             if estimate_tokens(text) <= room:
                 break
         return UNITS_LEGEND + "\n" + "\n".join(fit_lines(text.splitlines(), room))
