@@ -102,6 +102,7 @@ class DiplomacyMeter(GameMeter):
 
     @contextmanager
     def installed(self) -> Iterator[GameMeter]:
+        cold_start()  # every measured game computes its own positions
         patches = _Patches()
         for obj, name in engine_places():
             fn = getattr(obj, name)
@@ -141,7 +142,6 @@ def phase_cost(workdir: Path, repeats: int) -> dict[str, Any]:
     runs: dict[int, list[tuple[dict[str, Any], Any]]] = {SHORT_YEAR: [], LONG_YEAR: []}
     for _ in range(repeats):
         for year in runs:
-            cold_start()
             meter = DiplomacyMeter()
             row, result = play_measured(
                 spec,
