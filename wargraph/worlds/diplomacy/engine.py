@@ -97,10 +97,13 @@ def save(game: Game) -> dict[str, Any]:
 def _stamped(saved: dict[str, Any]) -> dict[str, Any]:
     """The engine stamps each saved phase's state with the wall clock, so two equal games would
     differ; nothing reads the stamp back, so it becomes the phase's position in the game (a
-    clock that ticks once per phase): same seed, same record."""
-    for i, phase in enumerate(saved.get("phases", [])):
-        if isinstance(phase.get("state"), dict) and "timestamp" in phase["state"]:
-            phase["state"]["timestamp"] = i + 1
+    clock that ticks once per phase): same seed, same record. A phase stamped otherwise is
+    replaced by a stamped copy (earlier phases may be shared with other saved games)."""
+    phases = saved.get("phases", [])
+    for i, phase in enumerate(phases):
+        state = phase.get("state")
+        if isinstance(state, dict) and "timestamp" in state and state["timestamp"] != i + 1:
+            phases[i] = {**phase, "state": {**state, "timestamp": i + 1}}
     return saved
 
 
