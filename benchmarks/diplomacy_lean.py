@@ -59,10 +59,13 @@ LONG_TEXT_OVERRIDES = {"diplomacy.message_chars": 1000, "diplomacy.diary_chars":
 
 
 def engine_places() -> list[tuple[Any, str]]:
-    """Every public function of the engine boundary's modules, wherever a module of the package
-    holds it (the package re-exports them; `world.py` calls them through it), and the shared
-    position's methods. Nested calls are counted once (the meter takes the union of spans)."""
+    """Where the game calls into the engine boundary: every public function of its modules as the
+    rest of the package holds it (re-exported by the package, imported by `world.py`, or reached
+    through a module alias such as `G.unit_lines`), and the shared position's `derived`. Calls
+    inside the boundary are not wrapped again (their time is inside their caller's span, and a
+    wrapper per inner call would add its own cost to the engine's)."""
     import importlib
+    import inspect
 
     mods = [importlib.import_module(f"wargraph.worlds.diplomacy.{m}") for m in ENGINE_MODULES]
     funcs = {
@@ -73,19 +76,23 @@ def engine_places() -> list[tuple[Any, str]]:
         and isinstance(obj, types.FunctionType)
         and obj.__module__ == mod.__name__
     }
+    inner = {mod.__name__ for mod in mods}
     holders = [
         m
-        for name, m in sys.modules.items()
-        if m is not None and name.startswith("wargraph.worlds.diplomacy")
+        for name, m in list(sys.modules.items())
+        if m is not None and name.startswith("wargraph.worlds.diplomacy") and name not in inner
     ]
-    places = [
-        (m, name)
-        for m in holders
-        for name, obj in list(vars(m).items())
-        if id(obj) in funcs and not name.startswith("__")
-    ]
+    places = []
+    for m in holders:
+        for name, obj in list(vars(m).items()):
+            if id(obj) in funcs and not name.startswith("__"):
+                places.append((m, name))
+            elif isinstance(obj, types.ModuleType) and obj.__name__ in inner:
+                # an alias (`G.unit_lines`): the names this module reads through it
+                used = set(re.findall(rf"\b{name}\.(\w+)", inspect.getsource(m)))
+                places += [(obj, n) for n in sorted(used) if id(getattr(obj, n, None)) in funcs]
     position = importlib.import_module("wargraph.worlds.diplomacy.engine").Position
-    return places + [(position, "derived")]
+    return list(dict.fromkeys(places)) + [(position, "derived")]
 
 
 MAP_FUNCTIONS = ("write_maps",)  # drawn once at the end of the game, never in the loop

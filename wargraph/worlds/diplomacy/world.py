@@ -425,11 +425,14 @@ def unit_blocks_text(table: Table, power: str) -> str:
             return ""
         room = budget - estimate_tokens(UNITS_LEGEND) - 6
         lines = [G.unit_lines(b) for b in found]
+        cost = {k: sum(estimate_tokens(x[k]) + 1 for x in lines) for k in lines[0]}
         for near, supports in ((True, True), (False, True), (False, False)):
-            text = "\n".join(G.render_unit_compact(x, near=near, supports=supports) for x in lines)
-            if estimate_tokens(text) <= room:
+            if cost["head"] + near * cost["near"] + cost["orders" if supports else "moves"] <= room:
                 break
-        return UNITS_LEGEND + "\n" + "\n".join(fit_lines(text.splitlines(), room))
+        text = "\n".join(G.render_unit_compact(x, near=near, supports=supports) for x in lines)
+        if estimate_tokens(text) > room:  # even the least detail is too long: whole lines
+            text = "\n".join(fit_lines(text.splitlines(), room))
+        return UNITS_LEGEND + "\n" + text
 
     text = _position(table).derived(("blocks", power, n, budget), blocks)
     return "# Your units\n" + text if text else ""
