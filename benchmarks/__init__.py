@@ -14,6 +14,8 @@ noisy neighbour better than absolute numbers do.
 6. `scale`          games per minute: in-process vs Ray, SQLite vs PostgreSQL; a Diplomacy
                     game's calls, tokens and bytes (docs/scaling.md plans from them)
 7. `free_text`      one-text-field answers: plain text vs JSON under a grammar, per-call speed
+8. `diplomacy_lean` Diplomacy's cost per phase, engine work vs a bare engine loop, order prompt
+                    tokens per section with long diaries and messages
 """
 
 from __future__ import annotations
@@ -33,4 +35,5 @@ BENCHMARKS = (
     "storage",
     "scale",
     "free_text",
+    "diplomacy_lean",
 )

@@ -482,6 +482,7 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     from rich.console import Console
 
     from wargraph.records import RecordError, load_record
+    from wargraph.worlds.diplomacy import write_maps
 
     if not records:
         raise RecordError("no records given")
@@ -498,6 +499,8 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
         if m["relationships"]["phases"]:
             chart = relationship_chart(m["relationships"], out_dir / f"relationships_{i}.png")
             console.print(f"relationship chart: {chart}")
+        maps = write_maps(_saved_of(record), out_dir / f"maps_{i}")  # drawn here, not in play
+        console.print(f"maps: {len(maps)} phase(s) in {out_dir / f'maps_{i}'}")
         games.append({"record": str(path), **m})
         md.append(measures_markdown(m, title=name))
     mean = {p: sum(g["scores"][p] for g in games) / len(games) for p in sorted(games[0]["scores"])}

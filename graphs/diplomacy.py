@@ -28,6 +28,7 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.worlds.diplomacy.replay import (  # noqa: F401  (used by wargraph.replay)
     checkpoint_label,
     critical_state,
+    replay_files,
     replay_outcome,
     replay_stop,
     replay_summary,

@@ -289,6 +289,8 @@ def replay(
                     dict(last), thread_id=new_thread, trace_path=run_ctx.trace_path
                 )
                 write_record(record, run_dir)
+                # the family's own files of a run (Diplomacy: the replayed phases' maps)
+                _hook(module, "replay_files", lambda *_: [])(start, dict(last), run_dir)
             if progress:
                 progress(k, run)
     result.summary = summarize([r["outcome"] for r in result.runs])

@@ -46,5 +46,6 @@ def test_one_movement_phase_with_zero_illegal_orders(tmp_path):
     assert {c["role"] for c in calls} == set(W.POWERS)
     assert all(c["task"] == "orders" and c["attempt"] == 1 for c in calls)  # no re-asks
     assert all(c["prompt_tokens"] < 8192 and c["completion_tokens"] > 0 for c in calls)
-    assert (tmp_path / "out" / "maps" / "S1901M.svg").exists()
+    # the final position's map, drawn once the game is over (never during play)
+    assert [p.name for p in (tmp_path / "out" / "maps").glob("*.svg")] == ["F1901M.svg"]
     print(f"one movement phase, 7 order calls: {elapsed:.0f} s")

@@ -23,6 +23,7 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.table import Table
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
+from wargraph.worlds.diplomacy import geography as G
 from wargraph.worlds.diplomacy import world as DG
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
@@ -401,14 +402,15 @@ def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
     ):
         assert part in prompt, part
     for block in W.unit_blocks(opening, "FRANCE", n_foreign=2, n_centres=2):
-        assert W.render_unit_block(block) in prompt
-        assert all(o in prompt for o in block["legal_orders"])
+        # every legal order, in compact form (the nearest units and centres as room allows)
+        assert f"{block['unit']} ({block['name']})" in prompt
+        assert G.compact_orders(block["unit"], block["legal_orders"]) in prompt
     # hand checks on the opening position
-    assert "A PAR (Paris, home centre owned by FRANCE)" in prompt
-    assert "BUR empty" in prompt and "A PAR S A MUN - BUR" in prompt
+    assert "A PAR (Paris). Next to: BRE centre FRANCE with F BRE FRANCE" in prompt
+    assert "S A MUN: BUR" in prompt and "A PAR S A MUN - BUR" not in prompt  # compact
     assert "give one order for each of your 3 units (F BRE, A MAR, A PAR)" in prompt
-    # the public part comes first and is the same for every power (KV cache reuse), even for
-    # the power that spoke in public itself
+    # the game and the board come first and are the same for every power (KV cache reuse);
+    # public messages read the same for every power, even for the power that spoke itself
     spoke = next(
         e for e in result.values["events"] if e["kind"] == "message" and e["audience"] == ["*"]
     )
@@ -419,9 +421,15 @@ def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
         if c["task"] == "orders" and c["round"] == spoke["round"]
     ]
     texts = {c["role"]: c["messages"][-1]["content"] for c in calls}
-    head = texts[who].split(f"# You are {who}")[0]
-    assert f"# Public messages this phase\n{who} to everyone:" in head
+    head = texts[who].split("# Last phase")[0].split(f"# You are {who}")[0]
+    assert head.startswith("# The game") and "# The board" in head
     assert all(t.startswith(head) for t in texts.values())
+
+    def public(text: str) -> str:
+        return text.split("# Public messages this phase\n")[1].split("\n\n")[0]
+
+    assert f"{who} to everyone:" in public(texts[who])
+    assert all(public(t) == public(texts[who]) for t in texts.values())
     # nothing of another power's own: its brief, goals or diary
     assert sc.players["TURKEY"].goals[0] not in prompt
 
@@ -488,10 +496,10 @@ def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     for p in W.POWERS:  # nobody is eliminated by 1902 here: 2 + centres
         assert score["data"]["scores"][p] == 2 + len(centres[p])
     out = tmp / "out"
-    maps = sorted(p.stem for p in (out / "maps").glob("*.svg"))
-    played = list(engine_phase_of_round(result.values["events"]).values())
-    assert maps == sorted([*played, W.phase_info(saved).name])
-    assert "<svg" in (out / "maps" / "S1901M.svg").read_text()
+    final = W.phase_info(saved).name
+    # the game's folder holds the final position's map only: nothing is drawn during play
+    assert sorted(p.stem for p in (out / "maps").glob("*.svg")) == [final]
+    assert "<svg" in (out / "maps" / f"{final}.svg").read_text()
     measures = json.loads((out / "measures.json").read_text())
     assert measures["scores"] == score["data"]["scores"]
     assert measures["engine_errors"] == 0 and measures["orders"]["invalid"] == 0
@@ -500,6 +508,11 @@ def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     assert summary["games"][0]["scores"] == measures["scores"]
     assert (tmp_path / "eval" / "diplomacy_eval.md").read_text().count("| FRANCE |") == 2
     assert (tmp_path / "eval" / "relationships_1.png").exists()
+    # the export draws every phase of the record, on request
+    played = list(engine_phase_of_round(result.values["events"]).values())
+    exported = tmp_path / "eval" / "maps_1"
+    assert sorted(p.stem for p in exported.glob("*.svg")) == sorted([*played, final])
+    assert "<svg" in (exported / "S1901M.svg").read_text()
     bad = tmp_path / "bad"
     write_record({"events": [], "scenario": {}, "world": {}}, bad)
     with pytest.raises(RecordError, match="not a Diplomacy record"):
@@ -525,9 +538,32 @@ def test_full_game_to_1905_with_the_scripted_decider(tmp_path):
     for e in results:
         assert not any(e["data"]["engine_errors"].values()), e["data"]["phase"]
         assert not any(r["invalid"] for r in e["data"]["records"])
-    assert len(list((tmp_path / "out" / "maps").glob("*.svg"))) == len(played) + 1
+    assert [p.name for p in (tmp_path / "out" / "maps").glob("*.svg")] == ["S1906M.svg"]
     record = json.loads((tmp_path / "out" / "record.json").read_text())
     assert record["world"]["diplomacy"]["phases"][-1]["name"] == "S1906M"
+
+
+@pytest.mark.parametrize("maps", ["final", "all", "none"])
+def test_maps_are_drawn_after_play_never_during_it(tmp_path, monkeypatch, maps):
+    from wargraph.worlds.diplomacy import render
+
+    drawn: list[tuple[str, bool]] = []
+    original = render.render_svg
+
+    def counting(saved, phase=None, **kw):
+        # the game is over when a map is drawn: the record already holds the final result
+        drawn.append((phase, saved["phases"][-1]["name"]))
+        return original(saved, phase, **kw)
+
+    monkeypatch.setattr(render, "render_svg", counting)
+    result = run(tmp_path, "diplomacy.max_year=1901", f"diplomacy.maps={maps}")
+    saved = result.values["world"]["diplomacy"]
+    names = [p["name"] for p in saved["phases"]]
+    want = {"final": names[-1:], "all": names, "none": []}[maps]
+    assert [phase for phase, _ in drawn] == want
+    assert all(at == names[-1] for _, at in drawn)  # only from the finished game
+    files = sorted(p.stem for p in (tmp_path / "out" / "maps").glob("*.svg"))
+    assert files == sorted(want)
 
 
 def test_same_seed_same_game_other_seed_differs(tmp_path):

@@ -500,3 +500,56 @@ def test_adjudicating_the_current_phase_equals_the_engine_on_the_whole_game():
     assert [p["state"]["timestamp"] for p in saved["phases"]] == list(
         range(1, len(saved["phases"]) + 1)
     )
+
+
+# --- one position loaded once: what is shared must equal what the engine computes afresh ---------
+
+
+def test_shared_positions_give_what_a_fresh_engine_gives():
+    """Legal orders, unit blocks, hold orders and the secretary's quick path (every order one of
+    its key's legal orders) against a fresh engine, over a random game with retreats and
+    adjustments; press written without the engine equals the engine's own saved form."""
+    from diplomacy.engine.message import Message
+
+    from wargraph.worlds.diplomacy.engine import _with_history
+
+    rng = random.Random(3)
+    kinds = set()
+
+    def check(saved, info) -> bool:
+        kinds.add(info.type)
+        fresh = W.load(W.current(saved))
+        for power in info.powers_alive:
+            legal = W.legal_orders(saved, power)
+            assert legal == W.legal_orders(fresh, power), (info.name, power)
+            legal[next(iter(legal), "x")] = ["changed"]  # a caller's copy: the cache is intact
+            legal = W.legal_orders(saved, power)
+            assert legal == W.legal_orders(fresh, power)
+            assert W.unit_blocks(saved, power, legal=legal) == W.unit_blocks(fresh, power)
+            assert W.hold_orders(saved, power, legal=legal) == W.hold_orders(fresh, power)
+            answer = {k: rng.choice(v) for k, v in legal.items()}
+            quick = W.check_answer(saved, power, answer, legal=legal)
+            accepted, rejected = W.check_orders(saved, power, list(answer.values()))
+            if not rejected:  # the engine takes every order as given: so does the quick path
+                assert quick == (answer, {}), (info.name, power)
+                assert accepted == list(answer.values())
+            else:  # e.g. one unit disbanded in two slots: refused as the engine refuses it
+                assert quick[1], (info.name, power, rejected)
+        if info.type == "M":
+            sent = [("FRANCE", "GLOBAL", f"hello {info.name}"), ("ITALY", "austria", "Hi\nthere")]
+            for n, (a, b, text) in enumerate(sent, 1):
+                fresh.add_message(
+                    Message(
+                        sender=a.upper(),
+                        recipient=b.upper(),
+                        message=text,
+                        phase=info.name,
+                        time_sent=n,
+                    )
+                )
+            added = W.add_messages(saved, sent)
+            assert added == _with_history(saved, W.save(fresh))  # as through the engine
+        return False
+
+    assert play_random(3, check, until=1904) is None
+    assert kinds >= {"M", "A"}

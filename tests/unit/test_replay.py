@@ -115,22 +115,27 @@ def test_replay_a_phase_n_times_leaves_the_original_untouched(stored, tmp_path):
     assert summary["relationships"]  # diary entries of the replayed phase, shifts vs the fork
 
     # Each seat's private memory came along: the first replayed prompt holds the seat's note
-    # from S1901M, exactly as the original game had it.
-    note = next(
-        e["data"]["summary"]
+    # from S1901M (its latest answer there: its orders), exactly as the original game had it.
+    s1901 = next(
+        e
         for e in original.values["events"]
-        if e["kind"] == "diary" and e["author"] == "FRANCE" and e["data"]["phase"] == "S1901M"
+        if e.get("data", {}).get("phase") == "S1901M" and "records" in e["data"]
     )
     first = next(
         c for c in read_trace(tmp_path / "rep" / "run_1" / "trace.jsonl") if c["role"] == "FRANCE"
     )
-    assert "Your private notes from earlier" in first["messages"][-1]["content"]
-    assert note[:80] in first["messages"][-1]["content"]
+    notes = first["messages"][-1]["content"].split("Your private notes from earlier")[1]
+    assert "(round 1, orders)" in notes
+    assert all(o in notes for o in s1901["data"]["orders"]["FRANCE"])
 
     report = json.loads((tmp_path / "rep" / "replay.json").read_text())
     assert len(report["runs"]) == 3 and report["summary"]["runs"] == 3
     assert (tmp_path / "rep" / "run_2" / "record.json").exists()
-    assert (tmp_path / "rep" / "run_2" / "maps" / "F1901M.svg").exists()
+    # the replayed phases' maps, drawn for the report (never during the replayed play)
+    maps = sorted(p.stem for p in (tmp_path / "rep" / "run_2" / "maps").glob("*.svg"))
+    run_2 = json.loads((tmp_path / "rep" / "run_2" / "record.json").read_text())
+    names = [p["name"] for p in run_2["world"]["diplomacy"]["phases"]]
+    assert maps == sorted(names[names.index("F1901M") :]) and "S1901M" not in maps
 
 
 def test_replay_under_a_change_for_one_power(stored, tmp_path):

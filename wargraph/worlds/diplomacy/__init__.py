@@ -13,7 +13,7 @@ Why this shape:
   list, and is the secretary: it submits orders to a copy of the phase and returns the engine's
   reason for each rejection.
 * What a power sees of the map (`geography`), press rules the engine does not enforce locally
-  (`press`), SVG maps (`render`), critical state analysis for replays (`replay`).
+  (`press`), SVG maps on request (`render`), critical state analysis for replays (`replay`).
 
 This package's top level is the engine boundary (no LangGraph); `world` holds the game.
 """
@@ -26,6 +26,7 @@ from wargraph.worlds.diplomacy.engine import (
     POWERS,
     WAIVE,
     PhaseInfo,
+    Position,
     adjudicate,
     current,
     load,
@@ -33,6 +34,7 @@ from wargraph.worlds.diplomacy.engine import (
     order_type,
     outcome_of,
     phase_info,
+    position,
     save,
 )
 from wargraph.worlds.diplomacy.geography import render_board, render_unit_block, unit_blocks
@@ -45,7 +47,7 @@ from wargraph.worlds.diplomacy.orders import (
     orders_json_schema,
 )
 from wargraph.worlds.diplomacy.press import add_messages, check_message
-from wargraph.worlds.diplomacy.render import render_svg
+from wargraph.worlds.diplomacy.render import render_svg, write_maps
 
 __all__ = [
     "BUILD_SLOT",
@@ -55,6 +57,7 @@ __all__ = [
     "POWERS",
     "WAIVE",
     "PhaseInfo",
+    "Position",
     "add_messages",
     "adjudicate",
     "check_answer",
@@ -70,9 +73,11 @@ __all__ = [
     "orders_json_schema",
     "outcome_of",
     "phase_info",
+    "position",
     "render_board",
     "render_svg",
     "render_unit_block",
     "save",
     "unit_blocks",
+    "write_maps",
 ]

@@ -4,9 +4,12 @@ game stands (PhaseInfo), and adjudication of a phase."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
@@ -94,10 +97,13 @@ def save(game: Game) -> dict[str, Any]:
 def _stamped(saved: dict[str, Any]) -> dict[str, Any]:
     """The engine stamps each saved phase's state with the wall clock, so two equal games would
     differ; nothing reads the stamp back, so it becomes the phase's position in the game (a
-    clock that ticks once per phase): same seed, same record."""
-    for i, phase in enumerate(saved.get("phases", [])):
-        if isinstance(phase.get("state"), dict) and "timestamp" in phase["state"]:
-            phase["state"]["timestamp"] = i + 1
+    clock that ticks once per phase): same seed, same record. A phase stamped otherwise is
+    replaced by a stamped copy (earlier phases may be shared with other saved games)."""
+    phases = saved.get("phases", [])
+    for i, phase in enumerate(phases):
+        state = phase.get("state")
+        if isinstance(state, dict) and "timestamp" in state and state["timestamp"] != i + 1:
+            phases[i] = {**phase, "state": {**state, "timestamp": i + 1}}
     return saved
 
 
@@ -116,13 +122,114 @@ def current(saved: Mapping[str, Any]) -> dict[str, Any]:
 
 def _with_history(saved: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     """``new`` (from a game loaded with :func:`current`) with the earlier phases of ``saved``
-    put back in front (copied, so the result shares nothing with the caller's dict)."""
-    phases = copy.deepcopy(list(saved["phases"])[:-1]) + list(new["phases"])
+    put back in front. The earlier phases are shared, not copied: a played phase is never
+    changed again (nothing here writes into a saved phase; :func:`load` copies before the
+    engine sees one), and copying the whole history on every adjudication grew with the game."""
+    phases = list(saved["phases"])[:-1] + list(new["phases"])
     return _stamped({**new, "phases": phases})
 
 
+# ---------------------------------------------------------------------------------------------
+# Positions: one engine phase loaded once and shared by every question asked about it
+# ---------------------------------------------------------------------------------------------
+
+
+class Position:
+    """The engine at one phase, loaded once, with what is derived from it (every power's legal
+    orders, the board text, unit blocks) computed on first use and kept.
+
+    The ``Game`` is shared by every caller at this position (other nodes, other games at the
+    same position), so it is used read-only and only under ``lock``; anything that sets orders
+    or processes loads its own copy (:func:`adjudicate`, the secretary's slow path)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.lock = threading.RLock()
+        self._derived: dict[Any, Any] = {}
+
+    def derived(self, key: Any, make: Callable[[Game], Any]) -> Any:
+        """``make(game)`` once per key at this position (under the lock)."""
+        with self.lock:
+            if key not in self._derived:
+                self._derived[key] = make(self.game)
+            return self._derived[key]
+
+    def possible_orders(self) -> dict[str, list[str]]:
+        # The engine computes every location's orders at once (~1 ms); once per position, not
+        # once per power and question.
+        return self.derived("possible", lambda g: g.get_all_possible_orders())
+
+
+_POSITIONS: OrderedDict[str, Position] = OrderedDict()
+_POSITIONS_LOCK = threading.Lock()
+POSITION_CACHE_SIZE = 64  # positions kept (several games may run in one process)
+
+
+def position_key(saved: Mapping[str, Any]) -> str:
+    """What identifies a position: the game, map and rules and the current phase's whole state
+    (units, centres, dislodged units, homes, builds ...), without the wall-clock stamp. (The
+    same state with its keys in another order only misses the cache.)"""
+    state = [(k, v) for k, v in saved["phases"][-1]["state"].items() if k != "timestamp"]
+    blob = repr((saved.get("id"), saved.get("map", "standard"), saved.get("rules"), state))
+    return hashlib.sha1(blob.encode(), usedforsecurity=False).hexdigest()
+
+
+def remember_position(saved: Mapping[str, Any], game: Game) -> Position:
+    """Keep ``game`` (standing at ``saved``'s current phase, used read-only from now on) as that
+    position, unless the position is already known."""
+    return _keep(position_key(saved), Position(game))
+
+
+def _keep(key: str, pos: Position) -> Position:
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.setdefault(key, pos)
+        _POSITIONS.move_to_end(key)
+        while len(_POSITIONS) > POSITION_CACHE_SIZE:
+            _POSITIONS.popitem(last=False)
+    return found
+
+
+# The key of the last few phase states looked up, by the state dict itself (kept alive here, so
+# its id cannot be reused): every step of a phase asks with the same dict, and hashing the whole
+# state each time cost more than the rest of the lookup.
+_KEYS: OrderedDict[int, tuple[Any, tuple[Any, str]]] = OrderedDict()
+
+
+def _key_of(saved: Mapping[str, Any]) -> str:
+    state = saved["phases"][-1]["state"]
+    with _POSITIONS_LOCK:
+        hit = _KEYS.get(id(state))
+        if hit is not None and hit[0] is state and hit[1][0] == saved.get("id"):
+            return hit[1][1]
+    key = position_key(saved)
+    with _POSITIONS_LOCK:
+        _KEYS[id(state)] = (state, (saved.get("id"), key))
+        while len(_KEYS) > POSITION_CACHE_SIZE:
+            _KEYS.popitem(last=False)
+    return key
+
+
+def position(saved: Mapping[str, Any]) -> Position:
+    """The shared :class:`Position` of a saved game's current phase (loaded on first use)."""
+    key = _key_of(saved)
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.get(key)
+        if found is not None:
+            _POSITIONS.move_to_end(key)
+            return found
+    return _keep(key, Position(load(current(saved))))
+
+
+def forget_positions() -> None:
+    """Drop every kept position (e.g. to time a game from a cold start)."""
+    with _POSITIONS_LOCK:
+        _POSITIONS.clear()
+        _KEYS.clear()
+
+
 def _as_game(world: Game | Mapping[str, Any]) -> Game:
-    return world if isinstance(world, Game) else load(current(world))
+    """A Game to read (never to change): a saved game's shared :func:`position`."""
+    return world if isinstance(world, Game) else position(world).game
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,6 +347,9 @@ def adjudicate(
     game.error = []  # process() prints leftover errors to stdout unless IGNORE_ERRORS is set
     game.process()
     new_saved = _with_history(saved, save(game))
+    # The processed engine stands where the next phase starts: it becomes that position, so
+    # the next phase's questions need no load. Nothing changes it from here on.
+    remember_position(new_saved, game)
 
     processed = next(p for p in reversed(new_saved["phases"]) if p["name"] == phase)
     engine_results: dict[str, list[str]] = processed.get("results", {})

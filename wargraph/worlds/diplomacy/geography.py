@@ -88,6 +88,18 @@ def _province_paths(paths: Mapping[str, list[str]]) -> dict[str, list[str]]:
     return best
 
 
+@lru_cache(maxsize=512)
+def _paths_from(map_name: str, utype: str, loc: str) -> dict[str, list[str]]:
+    """Shortest path to every province from a unit's location (the map never changes): on the
+    unit's own adjacency, and for armies with convoy legs to what land cannot reach. Callers
+    only read the result."""
+    paths = _province_paths(_bfs(_graph(map_name, utype), loc))
+    if utype == "A":  # targets beyond the sea: shortest path with convoy legs
+        by_sea = _province_paths(_bfs(_convoy_graph(map_name), loc))
+        paths.update({prov: path for prov, path in by_sea.items() if prov not in paths})
+    return paths
+
+
 def _needs_convoy(map_name: str, utype: str, path: Sequence[str]) -> bool:
     return utype == "A" and any(_map_area(map_name, p) == "WATER" for p in path)
 
@@ -120,12 +132,26 @@ def _centre_owners(game: Game) -> dict[str, str | None]:
     return owners
 
 
+def _reach(
+    kind: str, name: str, owner: str | None, path: list[str], map_name: str, utype: str
+) -> dict[str, Any]:
+    """A unit or centre in reach: its distance, the path (a copy) and whether it needs a convoy."""
+    return {
+        kind: name,
+        "owner": owner,
+        "distance": len(path) - 1,
+        "path": list(path),
+        "by_convoy": _needs_convoy(map_name, utype, path),
+    }
+
+
 def unit_blocks(
     world: Game | Mapping[str, Any],
     power: str,
     *,
     n_foreign: int = 3,
     n_centres: int = 3,
+    legal: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """One JSON-ready block per unit of ``power`` (and per dislodged unit in a retreat phase).
 
@@ -144,7 +170,10 @@ def unit_blocks(
         raise ValueError(f"unknown power {power!r}")
     occ = _occupants(game)
     owners = _centre_owners(game)
-    legal = legal_orders(game, power) if game.phase_type in ("M", "R") else {}
+    if game.phase_type not in ("M", "R"):
+        legal = {}
+    elif legal is None:
+        legal = legal_orders(world, power)
     homes = set(pw.homes)
 
     units = [(u, False) for u in pw.units]
@@ -155,10 +184,7 @@ def unit_blocks(
     for unit, dislodged in sorted(units, key=lambda x: (x[1], x[0][2:])):
         utype, loc = unit[0], unit[2:]
         graph = _graph(game.map.name, utype)
-        paths = _province_paths(_bfs(graph, loc))
-        if utype == "A":  # targets beyond the sea: shortest path with convoy legs
-            by_sea = _province_paths(_bfs(_convoy_graph(game.map.name), loc))
-            paths.update({prov: path for prov, path in by_sea.items() if prov not in paths})
+        paths = _paths_from(game.map.name, utype, loc)
         prov = loc[:3]
 
         adjacent = []
@@ -175,38 +201,26 @@ def unit_blocks(
                 }
             )
 
-        foreign = []
-        for o_prov, (o_unit, o_owner) in occ.items():
-            if o_owner == power or o_prov not in paths or o_prov == prov:
-                continue
-            path = paths[o_prov]
-            foreign.append(
-                {
-                    "unit": o_unit,
-                    "owner": o_owner,
-                    "distance": len(path) - 1,
-                    "path": path,
-                    "by_convoy": _needs_convoy(game.map.name, utype, path),
-                }
-            )
-        foreign.sort(key=lambda f: (f["distance"], f["unit"][2:]))
-
-        centres = []
-        for sc, sc_owner in owners.items():
-            if sc_owner == power or sc not in paths:
-                continue
-            path = paths[sc]
-            centres.append(
-                {
-                    "centre": sc,
-                    "owner": sc_owner,
-                    "distance": len(path) - 1,
-                    "path": path,
-                    "by_convoy": _needs_convoy(game.map.name, utype, path),
-                }
-            )
-        centres.sort(key=lambda c: (c["distance"], c["centre"]))
-        near_centres = [c for i, c in enumerate(centres) if i < n_centres or c["distance"] <= 1]
+        # Sorted on distance first; paths are copied and convoys checked only for what is kept.
+        foreign_all = sorted(
+            (len(paths[p]) - 1, u[2:], u, owner, p)
+            for p, (u, owner) in occ.items()
+            if owner != power and p in paths and p != prov
+        )
+        foreign = [
+            _reach("unit", u, owner, paths[p], game.map.name, utype)
+            for _, _, u, owner, p in foreign_all[:n_foreign]
+        ]
+        centres_all = sorted(
+            (len(paths[sc]) - 1, sc, sc_owner)
+            for sc, sc_owner in owners.items()
+            if sc_owner != power and sc in paths
+        )
+        near_centres = [
+            _reach("centre", sc, sc_owner, paths[sc], game.map.name, utype)
+            for i, (d, sc, sc_owner) in enumerate(centres_all)
+            if i < n_centres or d <= 1
+        ]
 
         blocks.append(
             {
@@ -221,7 +235,7 @@ def unit_blocks(
                 "centre_owner": owners.get(prov),
                 "is_home_centre": prov in homes,
                 "adjacent": adjacent,
-                "nearest_foreign_units": foreign[:n_foreign],
+                "nearest_foreign_units": foreign,
                 "nearest_unowned_centres": near_centres,
                 "legal_orders": list(legal.get(unit, [])),
             }
@@ -295,3 +309,125 @@ def render_board(world: Game | Mapping[str, Any], power: str | None = None) -> s
     neutral = sorted(sc.upper() for sc in game.map.scs if sc.upper() not in owned)
     lines.append(f"Neutral centres ({len(neutral)}): {', '.join(neutral) or '-'}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compact text for bounded prompts (the world's token budgets)
+# ---------------------------------------------------------------------------------------------
+
+
+def render_board_compact(world: Game | Mapping[str, Any], *, units: bool = True) -> str:
+    """The public board in one line per power: centre count and centres, then units (or, with
+    `units=False`, their count); the neutral centres last. The same text for every power
+    (llama.cpp reuses its KV cache across seats)."""
+    game = _as_game(world)
+    lines = [f"Phase {phase_info(game).name}. Per power: centres; units"]
+    for pname in sorted(game.powers):
+        pw = game.powers[pname]
+        if pw.is_eliminated():
+            lines.append(f"{pname}: eliminated")
+            continue
+        listed = ", ".join(sorted(pw.units, key=lambda u: u[2:])) or "-"
+        if not units:
+            listed = f"{len(pw.units)} units"
+        line = f"{pname} {len(pw.centers)}: {' '.join(sorted(pw.centers)) or '-'}; {listed}"
+        if pw.retreats:
+            line += f"; dislodged {', '.join(sorted(pw.retreats))}"
+        lines.append(line)
+    owned = {c for pw in game.powers.values() for c in pw.centers}
+    neutral = sorted(sc.upper() for sc in game.map.scs if sc.upper() not in owned)
+    lines.append(f"Neutral {len(neutral)}: {' '.join(neutral) or '-'}")
+    return "\n".join(lines)
+
+
+def near_provinces(world: Game | Mapping[str, Any], power: str) -> set[str]:
+    """Provinces that concern ``power``: its units' and their neighbours, and its centres."""
+    game = _as_game(world)
+    pw = game.get_power(power.upper())
+    near = {c for c in pw.centers}
+    for unit in list(pw.units) + list(pw.retreats):
+        loc = unit[2:]
+        near.add(loc[:3])
+        near.update(d[:3] for d in _graph(game.map.name, unit[0]).get(loc, ()))
+    return near
+
+
+def _place(a: Mapping[str, Any]) -> str:
+    """A neighbouring place worth a word: a centre (and its owner), a unit (and its power)."""
+    text = a["location"]
+    if a["is_centre"]:
+        text += f" centre {_centre_label(a['centre_owner'])}"
+    if a["occupant"]:
+        text += f" with {a['occupant']} {a['occupant_owner']}"
+    return text
+
+
+def compact_orders(unit: str, orders: Sequence[str]) -> str:
+    """A unit's legal orders without repeating the unit: `H | - ANK, BLA | S A CON: H, ANK |
+    C A LON: BEL`. Written in full, each is `<unit> <rest>` (e.g. `F ARM S A CON - ANK`)."""
+    hold, moves, rest = [], [], {}
+    for order in orders:
+        tail = order[len(unit) + 1 :] if order.startswith(unit + " ") else order
+        if tail in ("H", "D"):
+            hold.append(tail)
+        elif tail.startswith(("- ", "R ")):
+            moves.append(tail)
+        elif tail.startswith(("S ", "C ")):
+            verb, other = tail[0], tail[2:]
+            target = other.split(" - ", 1)
+            dest = target[1] if len(target) > 1 else "H"
+            rest.setdefault((verb, target[0]), []).append(dest)
+    parts = hold[:]
+    if moves:
+        verb = moves[0][0]
+        parts.append(f"{verb} " + ", ".join(m[2:] for m in moves))
+    for verb in ("S", "C"):
+        group = [f"{u}: {', '.join(d)}" for (v, u), d in rest.items() if v == verb]
+        if group:
+            parts.append(f"{verb} " + "; ".join(group))
+    return " | ".join(parts)
+
+
+def unit_lines(block: Mapping[str, Any]) -> dict[str, str]:
+    """The lines of a compact unit block, each made once: `head` (the unit and the notable
+    places next to it), `near` (nearest foreign units and centres to take), `orders` (every
+    legal order, compact) and `moves` (holds and moves; supports and convoys only counted)."""
+    head = f"{block['unit']} ({block['name']})"
+    if block.get("dislodged"):
+        head += " DISLODGED: retreat or disband"
+    notable = [_place(a) for a in block["adjacent"] if a["is_centre"] or a["occupant"]]
+    foreign = [f"{f['unit']} {f['owner']} {f['distance']}" for f in block["nearest_foreign_units"]]
+    centres = [
+        f"{c['centre']} {_centre_label(c['owner'])} {c['distance']}"
+        for c in block["nearest_unowned_centres"]
+    ]
+    unit, orders = block["unit"], list(block["legal_orders"])
+    kept = [o for o in orders if order_kind(unit, o) in ("H", "D", "-", "R")]
+    extra = len(orders) - len(kept)
+    return {
+        "head": head + (". Next to: " + "; ".join(notable) if notable else ""),
+        "near": f"  Near: {', '.join(foreign) or '-'}. Centres to take: {', '.join(centres) or '-'}",
+        "orders": f"  Orders: {compact_orders(unit, orders)}" if orders else "",
+        "moves": (f"  Orders: {compact_orders(unit, kept)}" if orders else "")
+        + (f" (+{extra} supports/convoys)" if extra else ""),
+    }
+
+
+def render_unit_compact(
+    block: Mapping[str, Any] | dict[str, str], *, near: bool = True, supports: bool = True
+) -> str:
+    """A unit block in few tokens: where it can go, (optionally) the nearest foreign units and
+    centres, and its legal orders in compact form (`compact_orders`); without `supports`, the
+    support and convoy orders are only counted. Takes a block or its `unit_lines`."""
+    lines = block if "head" in block else unit_lines(block)
+    picked = [
+        lines["head"],
+        lines["near"] if near else "",
+        lines["orders" if supports else "moves"],
+    ]
+    return "\n".join(x for x in picked if x)
+
+
+def order_kind(unit: str, order: str) -> str:
+    tail = order[len(unit) + 1 :] if order.startswith(unit + " ") else order
+    return tail.split(" ", 1)[0]

@@ -14,12 +14,14 @@ from wargraph.worlds.diplomacy.engine import (
     BUILD_SLOT,
     DISBAND_SLOT,
     WAIVE,
+    Position,
     _as_game,
     _err_text,
     _norm,
     current,
     load,
     order_type,
+    position,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -45,16 +47,31 @@ def legal_orders(world: Game | Mapping[str, Any], power: str) -> dict[str, list[
 
     Slots (rather than one key per site/unit) make the number of orders right by construction;
     duplicates across slots are resolved by :func:`finalize_orders`.
-    Empty when the power has nothing to order (or the game is over).
+    Empty when the power has nothing to order (or the game is over). For a saved game the
+    answer is computed once per position and power (see :func:`position`); the caller gets
+    its own lists.
     """
-    game = _as_game(world)
     power = power.upper()
+    if isinstance(world, Game):
+        return _legal_orders(world, power, world.get_all_possible_orders())
+    return legal_orders_at(position(world), power)
+
+
+def legal_orders_at(pos: Position, power: str) -> dict[str, list[str]]:
+    """:func:`legal_orders` at a shared position (computed once per power; the caller's copy)."""
+    power = power.upper()
+    legal = pos.derived(("legal", power), lambda g: _legal_orders(g, power, pos.possible_orders()))
+    return {k: list(v) for k, v in legal.items()}
+
+
+def _legal_orders(
+    game: Game, power: str, possible: Mapping[str, list[str]]
+) -> dict[str, list[str]]:
     pw = game.get_power(power)
     if pw is None:
         raise ValueError(f"unknown power {power!r}")
     if game.is_game_done or game.phase_type not in ("M", "R", "A"):
         return {}
-    possible = game.get_all_possible_orders()
     legal: dict[str, list[str]] = {}
 
     if game.phase_type in ("M", "R"):
@@ -172,10 +189,15 @@ def _civil_disorder_disbands(game: Game, power: str) -> list[str]:
     return [u for _, _, u in sorted(scored)]
 
 
-def hold_orders(world: Game | Mapping[str, Any], power: str) -> list[str]:
+def hold_orders(
+    world: Game | Mapping[str, Any],
+    power: str,
+    *,
+    legal: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
     """The documented fallback order set: every unit holds; dislodged units disband; builds are
     waived; required disbands follow the engine's civil-disorder rule."""
-    return finalize_orders(world, power, {})
+    return finalize_orders(world, power, {}, legal=legal)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,6 +310,8 @@ def check_answer(
     keys = list(legal)
     given = [str(answer.get(k) or "").strip() for k in keys]
     by_unit = str(saved["phases"][-1]["name"])[-1:] in ("M", "R")
+    if _listed(legal, given, by_unit=by_unit):
+        return dict(zip(keys, given, strict=True)), {}
 
     def for_key(key: str, order: str) -> bool:
         return not by_unit or " ".join(order.split()[:2]) == key
@@ -324,6 +348,20 @@ def check_answer(
             out[key] = acc[-1]
             prefix.append(order)
     return out, refused
+
+
+def _listed(legal: Mapping[str, Sequence[str]], given: Sequence[str], *, by_unit: bool) -> bool:
+    """The answer the secretary accepts without asking the engine: each key's order is one of
+    that key's legal orders (the engine's own list, so the engine takes each of them as given),
+    and, in adjustments, no unit is disbanded twice and no site is built on twice. Anything else
+    goes through the engine order by order (:func:`check_orders`), as people's free text does."""
+    if not all(o in legal[k] for k, o in zip(legal, given, strict=True)):
+        return False
+    if by_unit:  # one key per unit, and every listed order is for its own key's unit
+        return True
+    real = [o for o in given if o != WAIVE]
+    sites = [o.split()[1][:3] for o in real if order_type(o) == "build"]
+    return len(real) == len(set(real)) and len(sites) == len(set(sites))
 
 
 def _legal_hint(legal: Mapping[str, Sequence[str]], order: str, limit: int = 12) -> str:

@@ -6,17 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from diplomacy.engine.message import Message
-
-from wargraph.worlds.diplomacy.engine import (
-    GLOBAL,
-    POWERS,
-    Press,
-    _with_history,
-    current,
-    load,
-    save,
-)
+from wargraph.worlds.diplomacy.engine import GLOBAL, POWERS, Press
 
 
 def check_message(
@@ -63,22 +53,27 @@ def add_messages(
     (recipient a power or ``GLOBAL``). Check them with :func:`check_message` first: the engine
     does not enforce press rules locally. Each message gets the next ``time_sent`` after the
     latest in the game (two messages with the same ``time_sent`` would overwrite each other), so
-    the result is deterministic. The caller's dict is not modified."""
-    game = load(current(saved))
+    the result is deterministic. The caller's dict is not modified.
+
+    The messages are written in the engine's saved-game form directly (what ``Game.add_message``
+    and ``to_saved_game_format`` produce, checked by the tests): loading and saving the game for
+    a few lines of press cost more than the phase's adjudication."""
+    phases = list(saved["phases"])
+    last = phases[-1]
     latest = max(
-        (int(m.get("time_sent") or 0) for ph in saved["phases"] for m in ph.get("messages", [])),
+        (int(m.get("time_sent") or 0) for ph in phases for m in ph.get("messages", [])),
         default=0,
     )
-    phase = game.get_current_phase()
+    added = list(last.get("messages", []))
     for sender, recipient, text in messages:
         latest += 1
-        game.add_message(
-            Message(
-                sender=str(sender).upper(),
-                recipient=str(recipient).upper(),
-                message=str(text),
-                phase=phase,
-                time_sent=latest,
-            )
+        added.append(
+            {
+                "sender": str(sender).upper(),
+                "recipient": str(recipient).upper(),
+                "time_sent": latest,
+                "phase": last["name"],
+                "message": str(text),
+            }
         )
-    return _with_history(saved, save(game))
+    return {**saved, "phases": phases[:-1] + [{**last, "messages": added}]}

@@ -1,8 +1,11 @@
-"""Maps: the engine's offline SVG renderer for any phase of a saved game."""
+"""Maps: the engine's offline SVG renderer for any phase of a saved game. Maps are drawn on
+request (the end of a game, `wargraph eval diplomacy`), never inside the game loop: one map
+costs more than a whole phase of play."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from diplomacy.engine.renderer import Renderer
@@ -30,3 +33,19 @@ def render_svg(
     if not svg:
         raise RuntimeError("the engine's renderer produced nothing (map SVG missing?)")
     return svg
+
+
+def write_maps(
+    saved: Mapping[str, Any], folder: str | Path, phases: Iterable[str] | None = None
+) -> list[Path]:
+    """``folder/<PHASE>.svg`` for each of ``phases`` (default: every phase of the game, the
+    current one included): each the position at the start of that phase with its orders."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = list(phases) if phases is not None else [p["name"] for p in saved["phases"]]
+    out = []
+    for name in names:
+        path = folder / f"{name}.svg"
+        path.write_text(render_svg(saved, name), encoding="utf-8")
+        out.append(path)
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from wargraph.state import Event
@@ -139,3 +140,13 @@ def replay_summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         "relationships": relations,
         "messages": messages,
     }
+
+
+def replay_files(start: dict[str, Any], end: dict[str, Any], folder: str | Path) -> list[Path]:
+    """A replayed run's maps, drawn on request (`wargraph replay --out`): every phase from the
+    fork to where the run stopped, into `folder/maps/`."""
+    saved = end["world"]["diplomacy"]
+    names = [p["name"] for p in saved["phases"]]
+    first = _engine_phase(start)
+    since = names.index(first) if first in names else 0
+    return W.write_maps(saved, Path(folder) / "maps", names[since:])

@@ -5,9 +5,11 @@ library's phases consult. One kit round is one engine phase (S1901M, F1901M, F19
 retreats and adjustments have no talks and no diaries.
 
 The graph state keeps only the engine's saved-game dict (`world["diplomacy"]`), never a `Game`
-(not picklable, slow to copy). When a run has an output folder (the trace's folder), `adjudicate`
-writes `maps/<PHASE>.svg` and the debrief writes `measures.json`, `measures.md` and
-`relationships.png`; all are pure functions of the record, so resumes rewrite the same files.
+(not picklable, slow to copy); the engine at a phase is loaded once and shared by every step
+that asks about it (`engine.position`). When a run has an output folder (the trace's folder), the
+debrief writes `measures.json`, `measures.md`, `relationships.png` and the final map
+(`maps/<PHASE>.svg`; `diplomacy.maps: all` draws every phase); all are pure functions of the
+record, so resumes rewrite the same files. Nothing is drawn during play.
 """
 
 from __future__ import annotations
@@ -27,10 +29,17 @@ from wargraph.views import quote
 from wargraph.worlds import base
 from wargraph.worlds import diplomacy as W
 from wargraph.worlds.base import NEGOTIATE, ORDER, SUMMARIZE, Check, Question
+from wargraph.worlds.diplomacy import geography as G
+from wargraph.worlds.diplomacy.budget import CONTEXT_BUDGETS, estimate_tokens, fit, fit_lines
+from wargraph.worlds.diplomacy.orders import legal_orders_at
 
 SECRETARY = "secretary"
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
-SECRETARY = "secretary"
+# Every question keeps its answer in one private note (the seat's latest answer): the view
+# already renders the diary, its digest, this phase's talks and the last results, so older
+# notes would repeat them at a growing cost.
+NOTE_SLOT = "latest"
+MESSAGE_MIN_TOKENS = 24  # a message cut shorter than this says nothing
 
 
 # --- the scenario ------------------------------------------------------------------------------
@@ -63,6 +72,10 @@ class DiplomacyConfig(BaseModel):
     """Nearest foreign units and unowned centres listed in each unit block."""
     game_id: str = ""
     """The engine's game id (default: derived from the title, so records are reproducible)."""
+    maps: Literal["final", "all", "none"] = "final"
+    """SVG maps written at the end of the game when the run has an output folder: the final
+    position (final), every phase (all), or none. Never during play (a map costs more than a
+    phase); `wargraph eval diplomacy` draws every phase of a record on request."""
 
     @property
     def public_only(self) -> bool:
@@ -208,29 +221,56 @@ def _saved(table: Table) -> dict[str, Any]:
     return table.state["world"]["diplomacy"]
 
 
-def _game(table: Table) -> Any:
-    """The engine at the current phase, loaded once per step."""
-    if "game" not in table.cache:
-        table.cache["game"] = W.load(W.current(_saved(table)))
-    return table.cache["game"]
+def _position(table: Table) -> W.Position:
+    """The engine at the current phase: loaded once per position and shared by every step and
+    seat that asks about it (`engine.position`), looked up once per step."""
+    if "position" not in table.cache:
+        table.cache["position"] = W.position(_saved(table))
+    return table.cache["position"]
+
+
+def _info(table: Table) -> W.PhaseInfo:
+    """Where the game stands (read once per step)."""
+    if "info" not in table.cache:
+        table.cache["info"] = W.phase_info(_saved(table))
+    return table.cache["info"]
 
 
 def _legal(table: Table, power: str) -> dict[str, list[str]]:
-    """A power's legal orders, computed once per step."""
+    """A power's legal orders (computed once per position; this step's copy)."""
     legal = table.cache.setdefault("legal", {})
     if power not in legal:
-        legal[power] = W.legal_orders(_game(table), power)
+        legal[power] = legal_orders_at(_position(table), power)
     return legal[power]
 
 
-def _render_talk(events: list[Event], me: str | None) -> str:
-    """Messages as `FROM to TO:` followed by the quoted text (other powers' words are data)."""
+def _render_talk(events: list[Event], me: str | None, budget: int | None = None) -> str:
+    """Messages as `FROM to TO:` followed by the quoted text (other powers' words are data).
+
+    With a `budget` (tokens), each message is cut to an equal share of it (at least
+    `MESSAGE_MIN_TOKENS`) and, when even that is too much, the newest messages are kept."""
+    share = None
+    if budget is not None and events:
+        share = max(budget // len(events) - 8, MESSAGE_MIN_TOKENS)
     lines = []
     for e in events:
         to = "everyone" if EVERYONE in e["audience"] else e.get("data", {}).get("to", "?")
         who = "you" if e["author"] == me else e["author"]
-        lines.append(f"{who} to {'you' if to == me else to}:\n{quote(e['text'])}")
-    return "\n".join(lines)
+        text = e["text"] if share is None else fit(e["text"], share)
+        lines.append(f"{who} to {'you' if to == me else to}:\n{quote(text)}")
+    if budget is None:
+        return "\n".join(lines)
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):  # the newest first
+        cost = estimate_tokens(line) + 1
+        if kept and used + cost > budget:
+            break
+        kept.insert(0, line)
+        used += cost
+    dropped = len(lines) - len(kept)
+    note = [f"({dropped} earlier message(s) not shown)"] if dropped else []
+    return "\n".join(note + kept)
 
 
 def relationships_of(seen: list[Event], power: str) -> dict[str, str]:
@@ -242,36 +282,93 @@ def relationships_of(seen: list[Event], power: str) -> dict[str, str]:
     return rel
 
 
-def diary_text(seen: list[Event], power: str) -> str:
+def diary_text(seen: list[Event], power: str, budget: int | None = None) -> str:
     """The power's diary as it reads it: the latest yearly digest, the entries since, its goals
-    and relationships. Bounded: a digest replaces the entries of the years it covers."""
+    and relationships. Bounded: a digest replaces the entries of the years it covers; with a
+    `budget` (tokens) the digest and the latest entry share it and earlier entries of the year
+    are left to the next digest."""
     mine = [e for e in seen if e["author"] == power and e["kind"] in ("diary", "diary_digest")]
     digests = [e for e in mine if e["kind"] == "diary_digest"]
     through = digests[-1]["data"]["through_year"] if digests else 0
+    entries = [e for e in mine if e["kind"] == "diary" and e["data"]["year"] > through]
+    rel = relationships_of(seen, power)
+    relations = "Relationships: " + ", ".join(f"{p} {r}" for p, r in rel.items())
+    goals = entries[-1]["data"].get("goals", "") if entries else ""
+    cut = (lambda text, _: text) if budget is None else fit
+    room = 0 if budget is None else budget - estimate_tokens(relations) - 12
+    if budget is not None and len(entries) > 1:
+        entries = entries[-1:]  # the latest entry; the digest at the year's end covers the rest
+    digest_room = room // 3 if entries else room
+    goal_room = room // 6
+    entry_room = room - (digest_room if digests else 0) - (goal_room if goals else 0)
     lines = []
     if digests:
-        lines.append(f"Digest of your diary up to {through}:\n{quote(digests[-1]['text'])}")
-    entries = [e for e in mine if e["kind"] == "diary" and e["data"]["year"] > through]
+        text = cut(digests[-1]["text"], digest_room)
+        lines.append(f"Digest of your diary up to {through}:\n{quote(text)}")
     for e in entries:
         d = e["data"]
         text = d.get("summary", "")
         if d.get("intent"):
             text += f"\nIntent: {d['intent']}"
-        lines.append(f"{d['phase']}:\n{quote(text)}")
-    if entries and entries[-1]["data"].get("goals"):
-        lines.append(f"Your goals now:\n{quote(entries[-1]['data']['goals'])}")
-    rel = relationships_of(seen, power)
-    lines.append("Relationships: " + ", ".join(f"{p} {r}" for p, r in rel.items()))
+        lines.append(f"{d['phase']}:\n{quote(cut(text, max(entry_room // len(entries), 1)))}")
+    if goals:
+        lines.append(f"Your goals now:\n{quote(cut(goals, goal_room))}")
+    lines.append(relations)
     return "\n".join(lines)
 
 
+def _provinces(order: str) -> set[str]:
+    return {w[:3] for w in order.split() if len(w) >= 3 and w[:3].isalpha() and w.isupper()}
+
+
+def last_phase_text(event: Event, power: str, near: set[str], budget: int | None = None) -> str:
+    """The last adjudication as it concerns `power`: its own orders and their results first,
+    then other powers' orders that touch a province near it (`near`); orders elsewhere are only
+    counted (the board shows where everything stands now). Within `budget`, the power's own
+    line is cut last. Older records without order records: the full text."""
+    d = event.get("data") or {}
+    records = d.get("records")
+    if records is None:
+        return event["text"] if budget is None else fit(event["text"], budget)
+    mine: list[str] = []
+    others: dict[str, list[str]] = {}
+    elsewhere = 0
+    for r in records:
+        result = "refused" if r.get("invalid") else r.get("result")
+        text = f"{r['order']} ({result}{', by default' if r.get('defaulted') else ''})"
+        if r["power"] == power:
+            mine.append(text)
+        elif _provinces(r["order"]) & near:
+            others.setdefault(r["power"], []).append(text)
+        else:
+            elsewhere += 1
+    head = f"{d.get('phase', '')}, yours: " + ("; ".join(mine) or "no orders")
+    near_lines = [f"{p}: " + "; ".join(v) for p, v in sorted(others.items())]
+    tail = [f"({elsewhere} orders elsewhere not shown)"] if elsewhere else []
+    if budget is None:
+        return "\n".join([head, *near_lines, *tail])
+    room = budget - sum(estimate_tokens(t) + 1 for t in tail)
+    head = fit(head, max(room - 1, 1))
+    room -= estimate_tokens(head) + 1
+    kept = fit_lines(near_lines, room, dropped="({n} more near you not shown)") if room > 0 else []
+    return "\n".join([head, *kept, *tail])
+
+
+def _room(section: str) -> int:
+    """A section's budget less its heading and quote marks (the budget counts the whole section)."""
+    return CONTEXT_BUDGETS[section] - estimate_tokens(f"# {section} (private)\n> ") - 2
+
+
 def power_context(table: Table, power: str, seen: list[Event]) -> str:
-    """The power's view, public parts first (the same for every power, so llama.cpp reuses its
-    KV cache across seats), then its own: brief, guidance, diary, private talks, notes.
+    """The power's view, within a token budget per section (`budget.CONTEXT_BUDGETS`): the
+    public game and board first (the same for every power, so llama.cpp reuses its KV cache
+    across seats), then what stays put during the phase (the last results as they concern the
+    power, its brief and guidance), then what grows (this phase's talks, the diary, notes).
 
     Built only from `seen` (view_for: the power's own and public events) and the public board."""
     s = _dip(table)
-    game = _game(table)
+    pos = _position(table)
+    budgets = CONTEXT_BUDGETS
     rnd = table.round
     setting = next((e for e in seen if e["kind"] == "setting"), None)
     results = [e for e in seen if e["kind"] == "narration" and e["phase"] == "adjudicate"]
@@ -281,14 +378,16 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     parts = []
     if setting:
         parts.append("# The game\n" + quote(setting["text"]))
-    parts.append("# The board\n" + quote(W.render_board(game)))
+    board = pos.derived("board", G.render_board_compact)
+    if estimate_tokens(board) > budgets["The board"]:  # not on the standard map: counts only
+        board = pos.derived("board counts", lambda g: G.render_board_compact(g, units=False))
+    parts.append("# The board\n" + quote(board))
     if results:
-        parts.append("# Last phase\n" + quote(results[-1]["text"]))
-    if public:
-        # named by power even for its own, so this part is the same for every seat
-        parts.append("# Public messages this phase\n" + _render_talk(public, None))
+        near = pos.derived(("near", power), lambda g: G.near_provinces(g, power))
+        text = last_phase_text(results[-1], power, near, _room("Last phase"))
+        parts.append("# Last phase\n" + quote(text))
     brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
-    info = W.phase_info(game)
+    info = _info(table)
     mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
     if brief:
         mine += "\n" + quote(brief["text"])
@@ -296,22 +395,46 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     guidance = s.diplomacy.instructions.get(power, "").strip()
     if guidance:
         parts.append("# Guidance for you (from the scenario)\n" + quote(guidance))
-    parts.append("# Your diary (private)\n" + diary_text(seen, power))
-    notes = [e for e in seen if e["round"] == rnd and e["kind"] == "verdict"]
+    if public:
+        # named by power even for its own: the same text for every seat
+        talk = _render_talk(public, None, _room("Public messages this phase"))
+        parts.append("# Public messages this phase\n" + talk)
     if private:
-        parts.append("# Your private talks this phase\n" + _render_talk(private, power))
+        talk = _render_talk(private, power, _room("Your private talks this phase"))
+        parts.append("# Your private talks this phase\n" + talk)
+    parts.append("# Your diary (private)\n" + diary_text(seen, power, _room("Your diary")))
+    notes = [e for e in seen if e["round"] == rnd and e["kind"] == "verdict"]
     if notes:
         parts.append("# Notes from the secretary\n" + "\n".join(quote(e["text"]) for e in notes))
     return "\n\n".join(parts)
 
 
+UNITS_LEGEND = "Write each order in full, unit first: F ARM - ANK, F ARM S A CON - ANK, F ARM H."
+
+
 def unit_blocks_text(table: Table, power: str) -> str:
-    """Each unit with its legal orders and nearest foreign units and centres (order questions)."""
+    """Each unit with its legal orders (compact) and, room allowing, its nearest foreign units
+    and centres: the most detail that fits the section's budget (order questions)."""
     n = _dip(table).diplomacy.nearest
-    game = _game(table)
-    text = "\n".join(
-        W.render_unit_block(b) for b in W.unit_blocks(game, power, n_foreign=n, n_centres=n)
-    )
+    legal = _legal(table, power)
+    budget = _room("Your units")
+
+    def blocks(game: Any) -> str:
+        found = W.unit_blocks(game, power, n_foreign=n, n_centres=n, legal=legal)
+        if not found:
+            return ""
+        room = budget - estimate_tokens(UNITS_LEGEND) - 6
+        lines = [G.unit_lines(b) for b in found]
+        cost = {k: sum(estimate_tokens(x[k]) + 1 for x in lines) for k in lines[0]}
+        for near, supports in ((True, True), (False, True), (False, False)):
+            if cost["head"] + near * cost["near"] + cost["orders" if supports else "moves"] <= room:
+                break
+        text = "\n".join(G.render_unit_compact(x, near=near, supports=supports) for x in lines)
+        if estimate_tokens(text) > room:  # even the least detail is too long: whole lines
+            text = "\n".join(fit_lines(text.splitlines(), room))
+        return UNITS_LEGEND + "\n" + text
+
+    text = _position(table).derived(("blocks", power, n, budget), blocks)
     return "# Your units\n" + text if text else ""
 
 
@@ -340,10 +463,11 @@ def _orders_tokens(legal: dict[str, list[str]]) -> int:
     return chars // 2 + 24
 
 
-def _fallback_orders(game: Any, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
+def _fallback_orders(table: Table, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
     """The documented fallback: hold, disband when dislodged, waive builds, civil-disorder
     disbands (one per key, in key order)."""
-    return dict(zip(legal, W.hold_orders(game, power), strict=False))
+    holds = W.hold_orders(_position(table).game, power, legal=legal)
+    return dict(zip(legal, holds, strict=False))
 
 
 def _legal_lists(legal: dict[str, list[str]]) -> str:
@@ -358,11 +482,8 @@ def run_folder(table: Table) -> Path | None:
 
 
 def write_map(saved: dict[str, Any], phase: str | None, folder: Path) -> Path:
-    name = phase or W.phase_info(saved).name
-    path = folder / "maps" / f"{name}.svg"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(W.render_svg(saved, phase), encoding="utf-8")
-    return path
+    """`folder/maps/<PHASE>.svg` for one phase (default: the current one)."""
+    return W.write_maps(saved, folder / "maps", [phase or W.phase_info(saved).name])[0]
 
 
 def _results_text(phase: str, results: dict[str, Any], centres: dict[str, int]) -> str:
@@ -378,12 +499,6 @@ def _results_text(phase: str, results: dict[str, Any], centres: dict[str, int]) 
     lines.append("Centres: " + ", ".join(f"{p} {n}" for p, n in centres.items() if n))
     lines.append(f"Next: {results['next_phase']}")
     return "\n".join(lines)
-
-
-def _fallback_orders(game: Any, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
-    """The documented fallback: hold, disband when dislodged, waive builds, civil-disorder
-    disbands (one per key, in key order)."""
-    return dict(zip(legal, W.hold_orders(game, power), strict=False))
 
 
 class DiplomacyWorld(base.World):
@@ -403,7 +518,7 @@ class DiplomacyWorld(base.World):
 
     def actors(self, table: Table, phase: str) -> list[str]:
         cfg = _dip(table).diplomacy
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         if phase == ORDER:
             return [p for p in info.powers_alive if _legal(table, p)]
         if info.type != "M":  # retreats and adjustments: no talks, no diary
@@ -446,7 +561,7 @@ class DiplomacyWorld(base.World):
                 "diplomacy_negotiate_question",
                 v,
                 power=speaker,
-                phase=W.phase_info(_saved(table)).name,
+                phase=_info(table).name,
                 round=exchange,
                 rounds=cfg.negotiation_rounds,
                 limit=cfg.max_messages,
@@ -463,6 +578,7 @@ class DiplomacyWorld(base.World):
                 "chars": cfg.message_chars,
             },
             fallback={"messages": []},
+            memory_slot=NOTE_SLOT,
             max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
         )
 
@@ -471,13 +587,13 @@ class DiplomacyWorld(base.World):
 
     def check_message(self, table: Table, sender: str, to: str, text: str) -> str | None:
         cfg = _dip(table).diplomacy
-        alive = list(W.phase_info(_saved(table)).powers_alive)
+        alive = list(_info(table).powers_alive)
         return W.check_message(
             sender, to, text, press=cfg.press, max_len=cfg.message_chars, powers=alive
         )
 
     def message_data(self, table: Table, exchange: int) -> dict[str, Any]:
-        return {"phase": W.phase_info(_saved(table)).name, "negotiation_round": exchange}
+        return {"phase": _info(table).name, "negotiation_round": exchange}
 
     def delivered(self, table: Table, sent: list[tuple[str, str, str]]) -> dict[str, Any]:
         # the engine's saved game keeps the press too (record.json holds it)
@@ -487,7 +603,7 @@ class DiplomacyWorld(base.World):
 
     def diary_questions(self, table: Table, writer: str) -> list[tuple[str, Question]]:
         cfg = _dip(table).diplomacy
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         seen = table.view(writer, policy="full")  # its own diary, whatever the policy
         v = table.variant(writer)
         others = [o for o in W.POWERS if o != writer]
@@ -511,7 +627,7 @@ class DiplomacyWorld(base.World):
                 "goals": "",
                 **relationships_of(seen, writer),
             },
-            memory_slot="diary",
+            memory_slot=NOTE_SLOT,
             max_tokens=2 * cfg.diary_chars + 10 * len(others) + 30,
         )
         out = [("", diary)]
@@ -547,14 +663,14 @@ class DiplomacyWorld(base.World):
             schema="diplomacy_digest",
             schema_args={"chars": chars},
             fallback={"digest": fallback or "Nothing to note."},
-            memory_slot="diary_digest",
+            memory_slot=NOTE_SLOT,
             max_tokens=chars + 20,
         )
 
     def diary_events(
         self, table: Table, writer: str, answers: dict[str, dict[str, Any]]
     ) -> list[Event]:
-        info = W.phase_info(_saved(table))
+        info = _info(table)
         events: list[Event] = []
         digest = answers.get("digest")
         if digest:
@@ -615,8 +731,7 @@ class DiplomacyWorld(base.World):
     ) -> Question:
         s = _dip(table)
         v = table.variant(power)
-        game = _game(table)
-        info = W.phase_info(game)
+        info = _info(table)
         people = str(table.seat(power).get("kind", "ai")) == "human"
         if refused:
             lines = "\n".join(f"{k}: {o or '(none)'}: {why}" for k, (o, why) in refused.items())
@@ -649,8 +764,8 @@ class DiplomacyWorld(base.World):
             + (_legal_lists(legal) if info.type == "A" else ""),
             schema="diplomacy_orders_text" if people else "diplomacy_orders",
             schema_args={"legal": legal},
-            fallback=_fallback_orders(game, power, legal),
-            memory_slot="orders",
+            fallback=_fallback_orders(table, power, legal),
+            memory_slot=NOTE_SLOT,
             max_tokens=_orders_tokens(legal),
         )
 
@@ -721,11 +836,11 @@ class DiplomacyWorld(base.World):
         s = _dip(table)
         saved = _saved(table)
         w = table.state.get("world") or {}
-        game = _game(table)
-        info = W.phase_info(game)
+        game = _position(table).game
+        info = W.phase_info(saved)
         final = {}
         for p in info.powers_alive:
-            legal = W.legal_orders(game, p)
+            legal = _legal(table, p)
             if legal:
                 final[p] = W.finalize_orders(game, p, proposals.get(p) or {}, legal=legal)
         new, results = W.adjudicate(saved, final)
@@ -760,11 +875,6 @@ class DiplomacyWorld(base.World):
             )
         ]
         done = after.is_done or after.year > s.diplomacy.max_year
-        folder = run_folder(table)
-        if folder is not None:
-            write_map(new, info.name, folder)
-            if done:
-                write_map(new, None, folder)
         update: dict[str, Any] = {"world": {"diplomacy": new}, "events": events}
         if done:
             why = (
@@ -799,6 +909,9 @@ class DiplomacyWorld(base.World):
         folder = run_folder(table)
         if folder is not None:
             write_measures(measures, folder)
+            saved = _saved(table)
+            phases = {"final": [W.phase_info(saved).name], "all": None, "none": []}
+            W.write_maps(saved, folder / "maps", phases[s.diplomacy.maps])
         scores = measures["scores"]
         text = f"Game scores (max year {s.diplomacy.max_year}): " + ", ".join(
             f"{p} {v:g}" for p, v in sorted(scores.items(), key=lambda x: -x[1])
