@@ -13,12 +13,8 @@ from typing import Any
 from langgraph.graph import StateGraph
 
 from wargraph.graphkit import build_game
-from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
-from wargraph.nodes.negotiate import negotiate
-from wargraph.nodes.order import order
-from wargraph.nodes.secretary_validate import secretary_validate
-from wargraph.nodes.summarize import summarize
+from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.worlds.blotto import BlottoScenario, BlottoWorld
 
@@ -30,13 +26,7 @@ def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) ->
     if not isinstance(sc, BlottoScenario):
         raise ScenarioError(f"family: the blotto graph needs family 'blotto' (got {sc.family!r})")
     return build_game(
-        {
-            "negotiate": negotiate,
-            "summarize": summarize,
-            "order": order,
-            "secretary_validate": secretary_validate,
-            "adjudicate": adjudicate,
-        },
+        dict(CARD_PHASES),
         roster=list(sc.roles),
         world=BlottoWorld(),
         scenario=sc,

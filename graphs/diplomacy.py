@@ -18,12 +18,8 @@ from typing import Any
 from langgraph.graph import StateGraph
 
 from wargraph.graphkit import build_game
-from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
-from wargraph.nodes.negotiate import negotiate
-from wargraph.nodes.order import order
-from wargraph.nodes.secretary_validate import secretary_validate
-from wargraph.nodes.summarize import summarize
+from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.worlds.diplomacy.replay import (  # noqa: F401  (used by wargraph.replay)
     checkpoint_label,
@@ -60,13 +56,7 @@ def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO)
             f"family: the diplomacy graph needs family 'diplomacy' (got {sc.family!r})"
         )
     return build_game(
-        {
-            "negotiate": negotiate,
-            "summarize": summarize,
-            "order": order,
-            "secretary_validate": secretary_validate,
-            "adjudicate": adjudicate,
-        },
+        dict(CARD_PHASES),
         roster=list(sc.roles),
         world=DiplomacyWorld(),
         scenario=sc,

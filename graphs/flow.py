@@ -8,27 +8,11 @@ from typing import Any
 from langgraph.graph import StateGraph
 
 from wargraph.graphkit import Phase, build_game
-from wargraph.nodes.adjudicate import adjudicate
-from wargraph.nodes.analyze import analyze
-from wargraph.nodes.inject import inject
-from wargraph.nodes.negotiate import negotiate
-from wargraph.nodes.order import order
-from wargraph.nodes.secretary_validate import secretary_validate
-from wargraph.nodes.summarize import summarize
+from wargraph.nodes.library import LIBRARY
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.worlds.base import NarrativeWorld
 
 DEFAULT_SCENARIO = "summit"
-
-LIBRARY: dict[str, Phase] = {
-    "inject": inject,
-    "negotiate": negotiate,
-    "summarize": summarize,
-    "order": order,
-    "secretary_validate": secretary_validate,
-    "adjudicate": adjudicate,
-    "analyze": analyze,
-}
 
 
 def mounted(scenario: Scenario) -> dict[str, Phase]:
@@ -51,7 +35,7 @@ def mounted(scenario: Scenario) -> dict[str, Phase]:
 def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
     sc = load_scenario(scenario)
     spine = mounted(sc)
-    end = {} if "analyze" in spine else {"analyze": analyze}
+    end = {} if "analyze" in spine else {"analyze": LIBRARY["analyze"]}
     return build_game(spine, roster=list(sc.roles), world=NarrativeWorld(), scenario=sc, end=end)
 
 
