@@ -18,7 +18,7 @@ from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
 from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.worlds.waragent_game import (  # noqa: F401  (the family's public names)
+from wargraph.worlds.waragent.game import (  # noqa: F401  (the family's public names)
     SETTINGS,
     WAIT,
     SecretaryVerdict,

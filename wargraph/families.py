@@ -53,7 +53,7 @@ BUILTIN: tuple[Family, ...] = (
            "players and teams state plans; the control narrates"),
     Family("tabletop", "wargraph.worlds.tabletop:TabletopScenario", "wargraph.graphs.tabletop",
            _SHIPPED, "an incident, inject cards and a die"),
-    Family("waragent", "wargraph.worlds.waragent_game:WarAgentScenario",
+    Family("waragent", "wargraph.worlds.waragent.game:WarAgentScenario",
            "wargraph.graphs.waragent", _SHIPPED, "WarAgent-style historical simulations"),
     Family("diplomacy", "wargraph.worlds.diplomacy.world:DiplomacyScenario",
            "wargraph.graphs.diplomacy", _SHIPPED, "full-press Diplomacy on the real engine"),
