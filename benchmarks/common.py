@@ -356,7 +356,9 @@ class _Patches:
 
 def engine_functions(world: str | None) -> list[tuple[types.ModuleType, str]]:
     """The engine's public functions, in its own module and wherever a graph module imported them
-    by name (a `from ... import f` keeps its own reference, so both places are patched)."""
+    by name (a `from ... import f` keeps its own reference, so both places are patched). A package
+    (`wargraph.worlds.waragent`) counts the functions it re-exports from its own modules, patched
+    in every loaded module of the package too, since its modules import each other by name."""
     if not world:
         return []
     try:
@@ -364,18 +366,23 @@ def engine_functions(world: str | None) -> list[tuple[types.ModuleType, str]]:
     except Exception:
         return []
     names = _ENGINE_NAMES.get(world)
+    inside = f"{mod.__name__}." if hasattr(mod, "__path__") else None
     if names is None:
         names = tuple(
             n
             for n, obj in vars(mod).items()
             if not n.startswith("_")
             and isinstance(obj, types.FunctionType)
-            and obj.__module__ == mod.__name__
+            and (
+                obj.__module__ == mod.__name__
+                or (inside is not None and obj.__module__.startswith(inside))
+            )
         )
     funcs = {id(getattr(mod, n)): n for n in names if hasattr(mod, n)}
     places = [(mod, n) for n in funcs.values()]
+    prefixes = ("wargraph.graphs.", inside) if inside else ("wargraph.graphs.",)
     for gname, gmod in list(sys.modules.items()):
-        if not gname.startswith("wargraph.graphs.") or gmod is None or gmod is mod:
+        if not gname.startswith(prefixes) or gmod is None or gmod is mod:
             continue
         for attr, obj in list(vars(gmod).items()):
             if id(obj) in funcs and not attr.startswith("__"):

@@ -3,8 +3,8 @@
 Each round: order (every country acts at once on its own beliefs) -> secretary_validate (the
 rules and the country's board and stick; reasons back, revisions, then amend) -> adjudicate (the
 world applies every action; each country's beliefs take what reached it). The game ends at the
-round limit or when the board and stick stay unchanged. Rules: `wargraph/worlds/waragent.py`;
-the scenario and the World: `wargraph/worlds/waragent_game.py`.
+round limit or when the board and stick stay unchanged. Rules: the package
+`wargraph/worlds/waragent/`; the scenario and the World: its `game.py`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The WarAgent scenario (country profiles, the `waragent:` section) and the World that plays it:
 every country acts at once on its own beliefs, the secretary checks each proposal against the
 rules and the country's board and stick (revisions, then amend), and the world applies every
-action, each country's beliefs taking what reached it. The rules live in `worlds.waragent`."""
+action, each country's beliefs taking what reached it (the rules: the package's other modules)."""
 
 from __future__ import annotations
 
@@ -18,27 +18,14 @@ from wargraph.table import Table
 from wargraph.views import quote
 from wargraph.worlds import base
 from wargraph.worlds.base import Check, Question
-from wargraph.worlds.waragent import (
-    NO_TARGET,
-    PROFILE_SECTIONS,
-    Action,
-    Anonymiser,
-    WarAgentConfig,
-    World,
-    action_menu,
-    amend,
-    apply_round,
-    describe_board,
-    new_world,
-    normalise,
-    observers,
-    parse_actions,
-    proposal_model,
-    scale_phrase,
-    scripted_proposal,
-    should_stop,
-    validate,
-)
+from wargraph.worlds.waragent.actions import NO_TARGET, Action, parse_actions, proposal_model
+from wargraph.worlds.waragent.anonymise import Anonymiser
+from wargraph.worlds.waragent.board import observers
+from wargraph.worlds.waragent.config import PROFILE_SECTIONS, WarAgentConfig, scale_phrase
+from wargraph.worlds.waragent.prompt_text import action_menu, describe_board
+from wargraph.worlds.waragent.rounds import World, apply_round, new_world, should_stop
+from wargraph.worlds.waragent.scripted import scripted_proposal
+from wargraph.worlds.waragent.secretary import amend, normalise, validate
 
 SETTINGS = ("default", "aggressive", "conservative")
 WAIT = {"actions": [{"type": "wait", "target": NO_TARGET, "message": ""}]}
