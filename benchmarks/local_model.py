@@ -219,10 +219,10 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
     path = str(embedded_model_path())
     with quiet_stderr():
         # A load of its own (an earlier benchmark may have loaded the shared instance already).
-        from llama_cpp import Llama
+        from wargraph.models import load_llama
 
         t0 = time.perf_counter()
-        fresh = Llama(model_path=path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
+        fresh = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
         load_s = time.perf_counter() - t0
         del fresh
         local = _LocalLlama.get(path)

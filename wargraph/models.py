@@ -72,6 +72,34 @@ def embedded_model_path() -> Path:
     return found[0]
 
 
+_LOAD_GUARD = threading.Lock()
+
+
+def load_llama(path: str, **kwargs: Any) -> Any:
+    """`llama_cpp.Llama(model_path=path, **kwargs)` without llama.cpp's extra weight buffers.
+
+    Why: on these machines the CPU reports AMX but the virtual machine faults on its first tile
+    instruction, and llama.cpp puts weights into AMX buffers whenever the CPU reports it, so any
+    prompt of more than one token killed the process (general protection fault). `Llama` takes
+    no argument for it, so its default model parameters are swapped while it loads."""
+    import llama_cpp
+    from llama_cpp import Llama
+
+    defaults = llama_cpp.llama_cpp.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    with _LOAD_GUARD:
+        llama_cpp.llama_cpp.llama_model_default_params = without_extra_buffers
+        try:
+            return Llama(model_path=path, **kwargs)
+        finally:
+            llama_cpp.llama_cpp.llama_model_default_params = defaults
+
+
 class _LocalLlama:
     """One llama.cpp model per file per process; llama.cpp objects are not thread-safe."""
 
@@ -79,12 +107,8 @@ class _LocalLlama:
     _guard = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int) -> None:
-        from llama_cpp import Llama
-
         self.lock = threading.Lock()
-        self.llama = Llama(
-            model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False
-        )
+        self.llama = load_llama(path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
 
     @classmethod
     def get(cls, path: str, n_ctx: int = 8192) -> _LocalLlama:
