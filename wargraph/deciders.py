@@ -37,6 +37,7 @@ from wargraph.models import (
 )
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
+from wargraph.views import unseen_notes
 
 
 class Seat(TypedDict, total=False):
@@ -457,8 +458,10 @@ def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider:
 
 
 def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
-    """Stable parts first (the view grows at its end), the question and schema last."""
+    """Stable parts first (the view grows at its end), the question and schema last. Private
+    notes the view already shows (the seat's own plan, recorded as an event) are left out."""
     parts = [ask["context"]]
+    memory = unseen_notes(memory, ask["context"])
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
     parts.append(ask["question"])

@@ -127,7 +127,7 @@ class World:
 
     def render_view(self, table: Table, role: str, events: list[Event]) -> str:
         """The seat's context from its visible events (already cut by its memory policy)."""
-        text = render_events(events)
+        text = render_events(events, current_round=table.round)
         private = self.private_view(table, role)
         return f"{text}\n\n{private}" if private else text
 
