@@ -87,12 +87,17 @@ def _chat(temperature: float, max_tokens: int):
     )
 
 
-def _call(model, system: str, user: str, **kwargs: Any) -> tuple[float, int, int]:
+def timed_call(model, system: str, user: str, **kwargs: Any) -> tuple[float, Any]:
+    """One chat call (system, user): its wall time in seconds and the reply message."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     start = time.perf_counter()
     reply = model.invoke([SystemMessage(system), HumanMessage(user)], **kwargs)
-    wall = time.perf_counter() - start
+    return time.perf_counter() - start, reply
+
+
+def _call(model, system: str, user: str, **kwargs: Any) -> tuple[float, int, int]:
+    wall, reply = timed_call(model, system, user, **kwargs)
     usage = reply.usage_metadata or {}
     return wall, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
 
@@ -159,10 +164,55 @@ def cache_reuse(repeats: int, max_tokens: int, budget_s: float = 45.0) -> dict[s
     }
 
 
+def chat_tokens(llama, messages: list[dict[str, Any]]) -> list[int]:
+    """A recorded call's prompt as the embedded model sees it (its chat template, the assistant
+    turn opened), in tokens."""
+    text = "".join(
+        f"<|im_start|>{'user' if m['role'] == 'human' else m['role']}\n{m['content']}<|im_end|>\n"
+        for m in messages
+    )
+    return llama.tokenize(
+        (text + "<|im_start|>assistant\n").encode("utf-8"), add_bos=False, special=True
+    )
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_reuse(calls: list[dict[str, Any]], llama) -> dict[str, Any]:
+    """Prompt tokens that match, from the beginning, (a) the previous call's prompt, whoever made
+    it (one KV cache for every seat, as one in-process `Llama` has), and (b) the same seat's
+    previous prompt (what a cache per seat could reuse), over calls in the order they were made."""
+    previous: list[int] = []
+    by_seat: dict[str, list[int]] = {}
+    total = shared = own = 0
+    for entry in calls:
+        tokens = chat_tokens(llama, entry.get("messages", []))
+        seat = str(entry.get("role"))
+        total += len(tokens)
+        shared += _common(tokens, previous)
+        own += _common(tokens, by_seat.get(seat, []))
+        previous = by_seat[seat] = tokens
+    return {
+        "calls": len(calls),
+        "prompt_tokens": total,
+        "reusable_tokens": shared,
+        "reusable_share": shared / total if total else None,
+        "same_seat_tokens": own,
+        "same_seat_share": own / total if total else None,
+    }
+
+
 def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
     """Per family: the share of prompt tokens that match the previous call's prompt from its
-    beginning, over a scripted game's calls in the order it makes them (one cache, as the
-    embedded model has). Prompts are rendered with the model's own chat template."""
+    beginning, and the same seat's previous prompt, over a scripted game's calls in the order it
+    makes them. Prompts are rendered with the model's own chat template."""
     from wargraph.context import GameContext
     from wargraph.runner import play
     from wargraph.trace import read_trace
@@ -182,32 +232,70 @@ def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
             db=None,
         )
         calls = [e for e in read_trace(trace) if e.get("event") in ("scripted", "call")]
-        previous: list[int] = []
-        total = reused = 0
-        for entry in calls:
-            text = "".join(
-                f"<|im_start|>{'user' if m['role'] == 'human' else m['role']}\n{m['content']}<|im_end|>\n"
-                for m in entry.get("messages", [])
-            )
-            tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-            common = 0
-            for a, b in zip(tokens, previous, strict=False):
-                if a != b:
-                    break
-                common += 1
-            total += len(tokens)
-            reused += common
-            previous = tokens
-        rows.append(
-            {
-                "family": spec.name,
-                "calls": len(calls),
-                "prompt_tokens": total,
-                "reusable_tokens": reused,
-                "reusable_share": reused / total if total else None,
-            }
-        )
+        rows.append({"family": spec.name, **prefix_reuse(calls, llama)})
     return rows
+
+
+def embedded_game_reuse(llama, prefill: dict[str, Any]) -> dict[str, Any]:
+    """A real 3-move crisis on the embedded model (prompt_growth's game): the prompt tokens its
+    calls could take from the KV cache in their real order, and the prompt evaluation that
+    saves, at the per-token cost measured above (a prompt evaluated whole, max_tokens 1)."""
+    from benchmarks.prompt_growth import embedded_crisis
+
+    workdir = Path(tempfile.mkdtemp(prefix="wargraph-bench-reuse-"))
+    game = embedded_crisis(workdir)
+    calls = game["calls"]
+    reuse = prefix_reuse(calls, llama)
+    per_token = prefill["no_shared_prefix_latency_s"] / max(prefill["prompt_tokens"], 1)
+    called = sum(float(e.get("latency_s", 0)) for e in calls)
+    return {
+        **reuse,
+        "game_seconds": game["seconds"],
+        "call_seconds": called,
+        "prompt_eval_s_per_token": per_token,
+        "saved_s": reuse["reusable_tokens"] * per_token,
+        "saved_share_of_calls": reuse["reusable_tokens"] * per_token / called if called else None,
+        "same_seat_saved_s": reuse["same_seat_tokens"] * per_token,
+        "messages": [e["messages"] for e in calls],
+    }
+
+
+def ram_cache_replay(path: str, prompts: list[list[dict]], passes: int) -> dict[str, Any]:
+    """The game's prompts replayed in their order (prompt evaluation only, max_tokens 1) on two
+    instances of the model, one as the game has it (its KV cache holds the last call) and one
+    with llama-cpp-python's prompt cache (`LlamaRAMCache`: a saved state per call, the longest
+    matching one restored), passes alternating: whether a cache per seat pays for its copies."""
+    from llama_cpp import LlamaRAMCache
+
+    from wargraph.models import load_llama
+
+    with quiet_stderr():
+        plain = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
+        cached = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
+    cached.set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
+    roles = {"human": "user"}
+    times: dict[str, list[float]] = {"plain": [], "ram_cache": []}
+    for _ in range(passes):
+        for name, llama in (("plain", plain), ("ram_cache", cached)):
+            start = time.perf_counter()
+            for messages in prompts:
+                chat = [
+                    {"role": roles.get(m["role"], m["role"]), "content": m["content"]}
+                    for m in messages
+                ]
+                with quiet_stderr():
+                    llama.create_chat_completion(messages=chat, max_tokens=1, temperature=0.0)
+            times[name].append(time.perf_counter() - start)
+    p, c = statistics.median(times["plain"]), statistics.median(times["ram_cache"])
+    return {
+        "prompts": len(prompts),
+        "passes": passes,
+        "plain_s": p,
+        "ram_cache_s": c,
+        "speedup": p / c if c else None,
+        "plain_all_s": times["plain"],
+        "ram_cache_all_s": times["ram_cache"],
+    }
 
 
 def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[str, Any]:
@@ -239,6 +327,8 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
     prefill = cache_reuse(repeats, max_tokens=1)
     full_call = cache_reuse(repeats, max_tokens=32)
     reuse = game_order_reuse(["crisis"] if quick else None, local.llama)
+    game = embedded_game_reuse(local.llama, prefill)
+    replay = ram_cache_replay(path, game.pop("messages"), passes=1 if quick else 2)
     targets = [
         target(
             "a prompt sharing its beginning with the previous call is evaluated faster "
@@ -262,12 +352,17 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         cache_prefill_only=prefill,
         cache_full_call=full_call,
         game_order_reuse=reuse,
+        embedded_game_reuse=game,
+        ram_cache_replay=replay,
         targets=targets,
         notes=[
             "prefill-only = max_tokens 1: the latency is prompt evaluation; full call = 32 "
             "tokens generated at temperature 0",
-            "the embedded model has one KV cache per process: calls of different seats "
-            "interleave, so a game reuses only what consecutive calls share",
+            "the embedded model has one KV cache per process (one Llama per model file serves "
+            "every seat): calls of different seats interleave, so a game reuses only what "
+            "consecutive calls share; 'same seat' is what a cache per seat could reuse",
+            "time saved = reusable tokens x the per-token cost of evaluating a prompt whole "
+            "(the prefill-only measure's no-shared-beginning latency / its prompt tokens)",
         ],
     )
     if show:
@@ -319,23 +414,51 @@ def show_tables(p: dict[str, Any]) -> None:
             cache_rows,
         )
     )
+
+    def pct(v: float | None) -> float | None:
+        return None if v is None else 100 * v
+
+    g = p["embedded_game_reuse"]
     console.print(
         rich_table(
-            f"Prompt tokens a game could reuse in its own call order (scripted games, default "
-            f"scenarios, {REUSE_ROUNDS} rounds; the previous call's prompt is the cache)",
-            ["family", "calls", "prompt tokens", "reusable", "share %"],
+            f"Prompt tokens a game could reuse in its own call order ({REUSE_ROUNDS} rounds; "
+            "scripted games of every family, and a real 3-move crisis on the embedded model)",
+            ["game", "calls", "prompt tokens", "previous call %", "same seat %", "saved s"],
             [
                 [
-                    r["family"],
+                    r["family"] + " (scripted)",
                     r.get("calls"),
                     r.get("prompt_tokens"),
-                    r.get("reusable_tokens"),
-                    None if r.get("reusable_share") is None else 100 * r["reusable_share"],
+                    pct(r.get("reusable_share")),
+                    pct(r.get("same_seat_share")),
+                    None,
                 ]
                 if "unavailable" not in r
-                else [r["family"], r["unavailable"], "", "", ""]
+                else [r["family"], r["unavailable"], "", "", "", ""]
                 for r in p["game_order_reuse"]
+            ]
+            + [
+                [
+                    "crisis (embedded model)",
+                    g["calls"],
+                    g["prompt_tokens"],
+                    pct(g["reusable_share"]),
+                    pct(g["same_seat_share"]),
+                    f"{g['saved_s']:.2f} of {g['call_seconds']:.1f} s in calls "
+                    f"(same seat: {g['same_seat_saved_s']:.2f})",
+                ]
             ],
+            caption="previous call % = what the one KV cache reuses today; same seat % = what a "
+            "cache per seat could reuse; saved s = reusable tokens x per-token prompt evaluation",
+        )
+    )
+    r = p["ram_cache_replay"]
+    console.print(
+        rich_table(
+            "The embedded game's prompts replayed (prompt evaluation only): one KV cache vs "
+            "llama-cpp-python's LlamaRAMCache (a saved state per call), medians",
+            ["prompts", "passes", "one cache s", "LlamaRAMCache s", "speed-up"],
+            [[r["prompts"], r["passes"], r["plain_s"], r["ram_cache_s"], r["speedup"]]],
         )
     )
     console.print(targets_table("Targets (local model)", p["targets"]))

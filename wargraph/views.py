@@ -66,11 +66,11 @@ def header_field(value: Any) -> str:
 
 
 # Per-event caps in a view (characters; ~4 per token). The setup (round 0: setting, briefs) is
-# never cut. The current round is shown nearly whole (a plan of four short sentences fits); earlier rounds
+# never cut. The current round is shown nearly whole (a plan of three short sentences fits); earlier rounds
 # by their opening sentences, so a view holding the last round stops growing after move 2 however
 # long the model's answers are.
-EVENT_CHARS = 480
-OLDER_EVENT_CHARS = 200
+EVENT_CHARS = 300
+OLDER_EVENT_CHARS = 160
 
 
 def shorten(text: str, limit: int) -> str:
@@ -143,6 +143,7 @@ def unseen_notes(notes: str, context: str) -> str:
     kept = [
         note
         for note in _NOTE_START.split(notes)
-        if (body := _LABEL.sub("", _flat(note))[:_OPENING].strip()) and body not in shown
+        if (body := _LABEL.sub("", _flat(note)).lstrip("> ")[:_OPENING].strip())
+        and body not in shown
     ]
     return "\n".join(kept)

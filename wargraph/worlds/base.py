@@ -392,7 +392,9 @@ class World:
         nature = render_prompt("nature_clause", variant) if s.nature else ""
         return Question(
             task=self.narration_task,
-            system=render_prompt("control_system", variant),
+            # every seat's system prompt, the control's too: with the public setting after it,
+            # the beginning a KV cache shared by all seats keeps from one call to the next
+            system=self.system(table, control),
             context=table.view_text(control),
             question=render_prompt(
                 "adjudicate_question",

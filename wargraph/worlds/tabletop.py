@@ -351,7 +351,7 @@ class TabletopWorld(World):
         nature = render_prompt("nature_clause", variant) if s.nature else ""
         return Question(
             task=self.narration_task,
-            system=render_prompt("tabletop_control_system", variant),
+            system=self.system(table, control),  # shared by every seat (KV cache)
             context=table.view_text(control),
             question=_roll_text(table)
             + "\n\n"
