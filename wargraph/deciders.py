@@ -468,7 +468,7 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
     props = json_schema.get("properties", {})
     (first, spec), *more = list(props.items()) or [("answer", {})]
     if not more and spec.get("type") == "string":
-        parts.append(f"Answer in plain text: only the {first} itself, no JSON, no heading.")
+        parts.append(f"Answer in plain text: the {first} only, no JSON, no heading.")
     else:
         parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
     return "\n\n".join(p for p in parts if p)
