@@ -83,6 +83,7 @@ def play_traced(spec: FamilySpec, scenario: str, overrides: dict[str, Any], work
     from wargraph.context import GameContext
     from wargraph.runner import play
     from wargraph.trace import read_trace
+    from wargraph.views import unseen_notes
 
     trace = workdir / f"{spec.name}-{overrides.get('memory', 'default')}-{time.time_ns()}.jsonl"
     parts: dict[str, dict[str, str]] = {}
@@ -95,7 +96,7 @@ def play_traced(spec: FamilySpec, scenario: str, overrides: dict[str, Any], work
         parts[ask["id"]] = {
             "system": ask["system"],
             "view": ask["context"],
-            "notes": memory,
+            "notes": unseen_notes(memory, ask["context"]),  # as user_prompt shows them
             "question": text[at:] if at >= 0 else "",
         }
         return text
