@@ -269,7 +269,6 @@ def replay_prompts(path: str, prompts: list[list[dict]], passes: int) -> dict[st
     with quiet_stderr():
         plain = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
         cached = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
-    cached.set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
     chats = [
         [
             {"role": "user" if m["role"] == "human" else m["role"], "content": m["content"]}
@@ -279,6 +278,9 @@ def replay_prompts(path: str, prompts: list[list[dict]], passes: int) -> dict[st
     ]
     times: dict[str, list[float]] = {name: [] for name in REPLAYS}
     for _ in range(passes):
+        # a fresh prompt cache per pass: states saved in an earlier pass would match whole prompts
+        cached.set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
+        cached.reset()
         for name in REPLAYS:
             llama = cached if name == "ram_cache" else plain
             start = time.perf_counter()
