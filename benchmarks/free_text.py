@@ -67,25 +67,23 @@ def real_asks(limit: int) -> list[tuple[dict[str, Any], Any, str]]:
 def old_way(llm, ask: dict[str, Any], schema, memory: str) -> dict[str, Any]:
     """Today's path before this change: the JSON prompt, a grammar, and a one-text-field reply
     that does not parse kept as it came."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
+    from benchmarks.local_model import timed_call
     from wargraph.deciders import flat_json_schema, grammar_schema
     from wargraph.plaintext import text_field
+    from wargraph.views import unseen_notes
 
     flat = flat_json_schema(schema)
     field = text_field(schema)
     system = ask["system"].replace(NEW_SYSTEM_LINE, OLD_SYSTEM_LINE)
     parts = [
         ask["context"],
-        memory,
+        unseen_notes(memory, ask["context"]),  # the same notes as the new way's prompt
         ask["question"],
         f"Answer with one JSON object with the fields: {field}.",
     ]
     user = "\n\n".join(p for p in parts if p)
     fmt = {"type": "json_object", "schema": grammar_schema(flat)}
-    start = time.perf_counter()
-    reply = llm.invoke([SystemMessage(system), HumanMessage(user)], response_format=fmt)
-    wall = time.perf_counter() - start
+    wall, reply = timed_call(llm, system, user, response_format=fmt)
     text = str(reply.content)
     try:
         value = json.loads(text)

@@ -87,12 +87,17 @@ def _chat(temperature: float, max_tokens: int):
     )
 
 
-def _call(model, system: str, user: str, **kwargs: Any) -> tuple[float, int, int]:
+def timed_call(model, system: str, user: str, **kwargs: Any) -> tuple[float, Any]:
+    """One chat call (system, user): its wall time in seconds and the reply message."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     start = time.perf_counter()
     reply = model.invoke([SystemMessage(system), HumanMessage(user)], **kwargs)
-    wall = time.perf_counter() - start
+    return time.perf_counter() - start, reply
+
+
+def _call(model, system: str, user: str, **kwargs: Any) -> tuple[float, int, int]:
+    wall, reply = timed_call(model, system, user, **kwargs)
     usage = reply.usage_metadata or {}
     return wall, int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
 
@@ -159,10 +164,55 @@ def cache_reuse(repeats: int, max_tokens: int, budget_s: float = 45.0) -> dict[s
     }
 
 
+def chat_tokens(llama, messages: list[dict[str, Any]]) -> list[int]:
+    """A recorded call's prompt as the embedded model sees it (its chat template, the assistant
+    turn opened), in tokens."""
+    text = "".join(
+        f"<|im_start|>{'user' if m['role'] == 'human' else m['role']}\n{m['content']}<|im_end|>\n"
+        for m in messages
+    )
+    return llama.tokenize(
+        (text + "<|im_start|>assistant\n").encode("utf-8"), add_bos=False, special=True
+    )
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_reuse(calls: list[dict[str, Any]], llama) -> dict[str, Any]:
+    """Prompt tokens that match, from the beginning, (a) the previous call's prompt, whoever made
+    it (one KV cache for every seat, as one in-process `Llama` has), and (b) the same seat's
+    previous prompt (what a cache per seat could reuse), over calls in the order they were made."""
+    previous: list[int] = []
+    by_seat: dict[str, list[int]] = {}
+    total = shared = own = 0
+    for entry in calls:
+        tokens = chat_tokens(llama, entry.get("messages", []))
+        seat = str(entry.get("role"))
+        total += len(tokens)
+        shared += _common(tokens, previous)
+        own += _common(tokens, by_seat.get(seat, []))
+        previous = by_seat[seat] = tokens
+    return {
+        "calls": len(calls),
+        "prompt_tokens": total,
+        "reusable_tokens": shared,
+        "reusable_share": shared / total if total else None,
+        "same_seat_tokens": own,
+        "same_seat_share": own / total if total else None,
+    }
+
+
 def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
     """Per family: the share of prompt tokens that match the previous call's prompt from its
-    beginning, over a scripted game's calls in the order it makes them (one cache, as the
-    embedded model has). Prompts are rendered with the model's own chat template."""
+    beginning, and the same seat's previous prompt, over a scripted game's calls in the order it
+    makes them. Prompts are rendered with the model's own chat template."""
     from wargraph.context import GameContext
     from wargraph.runner import play
     from wargraph.trace import read_trace
@@ -182,32 +232,75 @@ def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
             db=None,
         )
         calls = [e for e in read_trace(trace) if e.get("event") in ("scripted", "call")]
-        previous: list[int] = []
-        total = reused = 0
-        for entry in calls:
-            text = "".join(
-                f"<|im_start|>{'user' if m['role'] == 'human' else m['role']}\n{m['content']}<|im_end|>\n"
-                for m in entry.get("messages", [])
-            )
-            tokens = llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-            common = 0
-            for a, b in zip(tokens, previous, strict=False):
-                if a != b:
-                    break
-                common += 1
-            total += len(tokens)
-            reused += common
-            previous = tokens
-        rows.append(
-            {
-                "family": spec.name,
-                "calls": len(calls),
-                "prompt_tokens": total,
-                "reusable_tokens": reused,
-                "reusable_share": reused / total if total else None,
-            }
-        )
+        rows.append({"family": spec.name, **prefix_reuse(calls, llama)})
     return rows
+
+
+def embedded_game_reuse(llama) -> dict[str, Any]:
+    """A real 3-move crisis on the embedded model (prompt_growth's game): the prompt tokens its
+    calls could take from the KV cache in their real order."""
+    from benchmarks.prompt_growth import embedded_crisis
+
+    game = embedded_crisis(Path(tempfile.mkdtemp(prefix="wargraph-bench-reuse-")))
+    calls = game["calls"]
+    return {
+        **prefix_reuse(calls, llama),
+        "game_seconds": game["seconds"],
+        "call_seconds": sum(float(e.get("latency_s", 0)) for e in calls),
+        "messages": [e["messages"] for e in calls],
+    }
+
+
+REPLAYS = ("no_reuse", "one_cache", "ram_cache")
+
+
+def replay_prompts(path: str, prompts: list[list[dict]], passes: int) -> dict[str, Any]:
+    """The game's prompts replayed in their order, prompt evaluation only (max_tokens 1), three
+    ways, passes alternating so a busy machine slows each alike: `no_reuse` (the KV cache emptied
+    before each call), `one_cache` (as the game runs: the cache holds the previous call, whichever
+    seat made it) and `ram_cache` (llama-cpp-python's `LlamaRAMCache`: a state saved after every
+    call and the longest matching one restored, so a seat's own earlier prompt counts too).
+    Time saved by reuse = no_reuse - one_cache; what a cache per seat would add = one_cache -
+    ram_cache (its state copies included)."""
+    from llama_cpp import LlamaRAMCache
+
+    from wargraph.models import load_llama
+
+    with quiet_stderr():
+        plain = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
+        cached = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
+    chats = [
+        [
+            {"role": "user" if m["role"] == "human" else m["role"], "content": m["content"]}
+            for m in p
+        ]
+        for p in prompts
+    ]
+    times: dict[str, list[float]] = {name: [] for name in REPLAYS}
+    for _ in range(passes):
+        # a fresh prompt cache per pass: states saved in an earlier pass would match whole prompts
+        cached.set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
+        cached.reset()
+        for name in REPLAYS:
+            llama = cached if name == "ram_cache" else plain
+            start = time.perf_counter()
+            for chat in chats:
+                if name == "no_reuse":
+                    llama.reset()  # nothing of the previous call is kept
+                with quiet_stderr():
+                    llama.create_chat_completion(messages=chat, max_tokens=1, temperature=0.0)
+            times[name].append(time.perf_counter() - start)
+            plain.reset()  # each way starts from an empty cache
+    med = {name: statistics.median(v) for name, v in times.items()}
+    return {
+        "prompts": len(prompts),
+        "passes": passes,
+        **{f"{name}_s": med[name] for name in REPLAYS},
+        "saved_s": med["no_reuse"] - med["one_cache"],
+        "saved_share": 1 - med["one_cache"] / med["no_reuse"] if med["no_reuse"] else None,
+        "ram_cache_speedup": med["one_cache"] / med["ram_cache"] if med["ram_cache"] else None,
+        "all_s": times,
+    }
 
 
 def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[str, Any]:
@@ -219,10 +312,10 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
     path = str(embedded_model_path())
     with quiet_stderr():
         # A load of its own (an earlier benchmark may have loaded the shared instance already).
-        from llama_cpp import Llama
+        from wargraph.models import load_llama
 
         t0 = time.perf_counter()
-        fresh = Llama(model_path=path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
+        fresh = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
         load_s = time.perf_counter() - t0
         del fresh
         local = _LocalLlama.get(path)
@@ -239,6 +332,8 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
     prefill = cache_reuse(repeats, max_tokens=1)
     full_call = cache_reuse(repeats, max_tokens=32)
     reuse = game_order_reuse(["crisis"] if quick else None, local.llama)
+    game = embedded_game_reuse(local.llama)
+    replay = replay_prompts(path, game.pop("messages"), passes=1 if quick else 3)
     targets = [
         target(
             "a prompt sharing its beginning with the previous call is evaluated faster "
@@ -247,7 +342,15 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
             1.0,
             rule=">",
             unit="x",
-        )
+        ),
+        target(
+            "the embedded game's prompts in their order: prompt evaluation with the KV cache "
+            "emptied / kept as the game keeps it",
+            replay["no_reuse_s"] / replay["one_cache_s"] if replay["one_cache_s"] else None,
+            1.0,
+            rule=">",
+            unit="x",
+        ),
     ]
     payload = result_payload(
         NAME,
@@ -262,12 +365,17 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         cache_prefill_only=prefill,
         cache_full_call=full_call,
         game_order_reuse=reuse,
+        embedded_game_reuse=game,
+        replay=replay,
         targets=targets,
         notes=[
             "prefill-only = max_tokens 1: the latency is prompt evaluation; full call = 32 "
             "tokens generated at temperature 0",
-            "the embedded model has one KV cache per process: calls of different seats "
-            "interleave, so a game reuses only what consecutive calls share",
+            "the embedded model has one KV cache per process (one Llama per model file serves "
+            "every seat): calls of different seats interleave, so a game reuses only what "
+            "consecutive calls share; 'same seat' is what a cache per seat could reuse",
+            "time saved: the embedded game's prompts replayed in order (prompt evaluation "
+            "only), the KV cache emptied before each call vs kept as the game keeps it",
         ],
     )
     if show:
@@ -319,22 +427,62 @@ def show_tables(p: dict[str, Any]) -> None:
             cache_rows,
         )
     )
+
+    def pct(v: float | None) -> float | None:
+        return None if v is None else 100 * v
+
+    g, r = p["embedded_game_reuse"], p["replay"]
     console.print(
         rich_table(
-            f"Prompt tokens a game could reuse in its own call order (scripted games, default "
-            f"scenarios, {REUSE_ROUNDS} rounds; the previous call's prompt is the cache)",
-            ["family", "calls", "prompt tokens", "reusable", "share %"],
+            f"Prompt tokens a game could reuse in its own call order ({REUSE_ROUNDS} rounds; "
+            "scripted games of every family, and a real 3-move crisis on the embedded model)",
+            ["game", "calls", "prompt tokens", "previous call %", "same seat %"],
             [
                 [
-                    r["family"],
+                    r["family"] + " (scripted)",
                     r.get("calls"),
                     r.get("prompt_tokens"),
-                    r.get("reusable_tokens"),
-                    None if r.get("reusable_share") is None else 100 * r["reusable_share"],
+                    pct(r.get("reusable_share")),
+                    pct(r.get("same_seat_share")),
                 ]
                 if "unavailable" not in r
                 else [r["family"], r["unavailable"], "", "", ""]
                 for r in p["game_order_reuse"]
+            ]
+            + [
+                [
+                    "crisis (embedded model)",
+                    g["calls"],
+                    g["prompt_tokens"],
+                    pct(g["reusable_share"]),
+                    pct(g["same_seat_share"]),
+                ]
+            ],
+            caption="previous call % = what the one KV cache (one Llama for every seat) reuses; "
+            "same seat % = what the seat's own previous prompt holds",
+        )
+    )
+    console.print(
+        rich_table(
+            f"The embedded game's {r['prompts']} prompts replayed in order, prompt evaluation "
+            f"only (median of {r['passes']} passes, alternating)",
+            [
+                "KV cache emptied s",
+                "kept (as in the game) s",
+                "saved s",
+                "saved %",
+                "LlamaRAMCache s",
+                "RAM cache speed-up",
+            ],
+            [
+                [
+                    r["no_reuse_s"],
+                    r["one_cache_s"],
+                    r["saved_s"],
+                    pct(r["saved_share"]),
+                    r["ram_cache_s"],
+                    r["ram_cache_speedup"],
+                ]
             ],
         )
     )

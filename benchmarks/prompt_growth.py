@@ -7,9 +7,13 @@ the embedded model's own tokenizer (llama.cpp, vocabulary only), so they are the
 embedded model would see. Post-game analysis calls read the whole record by design and are
 reported apart from the rounds.
 
-Target: with each family's default policy, the mean prompt of round 10 (or the last round
-played) costs at most 1.5x the mean prompt of round 1. The full-history policy is shown beside
-it for comparison.
+Targets, with each family's default policy: growth stops after move 2 (the mean prompt of round
+10, or the last round played, costs at most 1.1x that of round 3; issue #12) and round 10 costs
+at most 1.5x round 1. The full-history policy is shown beside it for comparison.
+
+And on the embedded model itself: a 3-move crisis (`wargraph play azuristan_crimsonia --rounds
+3`), its prompt tokens per move (plans and narration, from the game's trace.jsonl, as llama.cpp
+counted them): move 3 at most 1.5x move 1, move 1 no larger than before (1,173).
 """
 
 from __future__ import annotations
@@ -40,7 +44,12 @@ from benchmarks.common import (
 NAME = "prompt_growth"
 POLICIES = ("full", "last_round", "diary")
 GROWTH_LIMIT = 1.5
+STEADY_LIMIT = 1.1  # round 10 / round 3: growth stops after move 2
+STEADY_FROM = 3
 POST_GAME = {"analyze"}
+EMBEDDED_MOVES = 3
+MOVE_ONE_LIMIT = 1173  # the 3-move crisis's move 1 before bounded prompts (issue #12)
+MOVE_GROWTH_LIMIT = 1.5
 
 
 @lru_cache(maxsize=1)
@@ -74,6 +83,7 @@ def play_traced(spec: FamilySpec, scenario: str, overrides: dict[str, Any], work
     from wargraph.context import GameContext
     from wargraph.runner import play
     from wargraph.trace import read_trace
+    from wargraph.views import unseen_notes
 
     trace = workdir / f"{spec.name}-{overrides.get('memory', 'default')}-{time.time_ns()}.jsonl"
     parts: dict[str, dict[str, str]] = {}
@@ -86,7 +96,7 @@ def play_traced(spec: FamilySpec, scenario: str, overrides: dict[str, Any], work
         parts[ask["id"]] = {
             "system": ask["system"],
             "view": ask["context"],
-            "notes": memory,
+            "notes": unseen_notes(memory, ask["context"]),  # as user_prompt shows them
             "question": text[at:] if at >= 0 else "",
         }
         return text
@@ -136,6 +146,9 @@ def growth_row(calls: list[dict[str, Any]]) -> dict[str, Any]:
         "ratio_last_to_first": (mean[last] / mean[first]) if rounds and mean[first] else None,
         # After the first full round the view holds a whole previous round: the steady state.
         "ratio_last_to_second": (mean[last] / mean[rounds[1]]) if len(rounds) > 1 else None,
+        "ratio_last_to_third": (
+            mean[last] / mean[STEADY_FROM] if STEADY_FROM in mean and last > STEADY_FROM else None
+        ),
         "mean_part_tokens_by_round": {
             r: {p: round(sum(v) / len(v), 1) for p, v in part_tokens[r].items() if v}
             for r in rounds
@@ -150,6 +163,7 @@ def run(
     quick: bool = False,
     families: list[str] | None = None,
     policies: tuple[str, ...] = POLICIES,
+    model: bool = True,
     write: bool = True,
     show: bool = True,
 ) -> dict[str, Any]:
@@ -188,6 +202,16 @@ def run(
             if policy == default:
                 targets.append(
                     target(
+                        f"{spec.name}: round {row['last_round']} / round {STEADY_FROM} "
+                        f"prompt tokens ({policy}, default): growth stops after move 2",
+                        row["ratio_last_to_third"],
+                        STEADY_LIMIT,
+                        rule="<=",
+                        unit="x",
+                    )
+                )
+                targets.append(
+                    target(
                         f"{spec.name}: round {row['last_round']} / round {row['first_round']} "
                         f"prompt tokens ({policy}, default)",
                         row["ratio_last_to_first"],
@@ -196,6 +220,10 @@ def run(
                         unit="x",
                     )
                 )
+    embedded = None
+    if model:
+        embedded = {k: v for k, v in embedded_crisis(workdir).items() if k != "calls"}
+        targets += embedded_targets(embedded)
     notes = []
     for fam in dict.fromkeys(r["family"] for r in rows):
         means = [r["mean_tokens_by_round"] for r in rows if r["family"] == fam]
@@ -212,6 +240,7 @@ def run(
         rounds=3 if quick else 10,
         tokenizer="embedded model (SmolLM2-135M-Instruct) via llama_cpp.Llama(vocab_only=True)",
         rows=rows,
+        embedded_crisis=embedded,
         unavailable=unavailable,
         targets=targets,
         notes=notes
@@ -229,6 +258,65 @@ def run(
     return payload
 
 
+def embedded_crisis(workdir: Path, rounds: int = EMBEDDED_MOVES) -> dict[str, Any]:
+    """A real game on the embedded model, as `wargraph play azuristan_crimsonia --rounds 3`
+    plays it: prompt tokens per move (the plans and the narration; post-game questions apart),
+    from its trace.jsonl. Also returns the trace's calls (local_model reads their order)."""
+    from wargraph.context import GameContext
+    from wargraph.runner import play
+    from wargraph.trace import read_trace
+
+    trace = workdir / f"embedded-crisis-{time.time_ns()}.jsonl"
+    t0 = time.perf_counter()
+    with quiet_stderr():
+        result = play(
+            "azuristan_crimsonia",
+            overrides={"rounds": rounds},
+            context=GameContext(model="embedded", trace_path=str(trace)),
+            db=None,
+        )
+    calls = [e for e in read_trace(trace) if e.get("event") == "call"]
+    per_move: dict[int, int] = defaultdict(int)
+    per_call: dict[int, list[int]] = defaultdict(list)
+    for e in calls:
+        if e.get("node") in POST_GAME:
+            continue
+        per_move[int(e["round"])] += int(e.get("prompt_tokens", 0))
+        per_call[int(e["round"])].append(int(e.get("prompt_tokens", 0)))
+    first, last = min(per_move, default=None), max(per_move, default=None)
+    return {
+        "scenario": "azuristan_crimsonia",
+        "rounds": rounds,
+        "finished": result.finished,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "prompt_tokens_by_move": dict(sorted(per_move.items())),
+        "prompt_tokens_by_call": dict(sorted(per_call.items())),
+        "ratio_last_to_first": per_move[last] / per_move[first] if per_move else None,
+        "trace": str(trace),
+        "calls": calls,
+    }
+
+
+def embedded_targets(run: dict[str, Any]) -> list[dict[str, Any]]:
+    moves = run["prompt_tokens_by_move"]
+    first, last = (min(moves), max(moves)) if moves else (1, EMBEDDED_MOVES)
+    return [
+        target(
+            f"embedded 3-move crisis: move {first} prompt tokens (plans + narration)",
+            moves.get(first),
+            MOVE_ONE_LIMIT,
+            rule="<=",
+        ),
+        target(
+            f"embedded 3-move crisis: move {last} / move {first} prompt tokens",
+            run["ratio_last_to_first"],
+            MOVE_GROWTH_LIMIT,
+            rule="<=",
+            unit="x",
+        ),
+    ]
+
+
 def show_tables(payload: dict[str, Any]) -> None:
     shown = (1, 2, 3, 5, 8, 10)
     rows = []
@@ -242,7 +330,7 @@ def show_tables(payload: dict[str, Any]) -> None:
                 r["calls"],
                 *[mean.get(k) for k in shown],
                 r["ratio_last_to_first"],
-                r["ratio_last_to_second"],
+                r["ratio_last_to_third"],
                 r["post_game_mean_tokens"],
             ]
         )
@@ -259,7 +347,7 @@ def show_tables(payload: dict[str, Any]) -> None:
                 "calls",
                 *[f"r{k}" for k in shown],
                 "last/r1",
-                "last/r2",
+                "last/r3",
                 "post-game",
             ],
             rows,
@@ -289,6 +377,19 @@ def show_tables(payload: dict[str, Any]) -> None:
             "notes (agents.remember, the last 6 shown); question = question + answer format",
         )
     )
+    run = payload.get("embedded_crisis")
+    if run:
+        console.print(
+            rich_table(
+                f"On the embedded model: a {run['rounds']}-move crisis ({run['scenario']}), prompt "
+                f"tokens per move as llama.cpp counted them ({run['seconds']} s)",
+                ["move", "calls", "prompt tokens", "per call"],
+                [
+                    [m, len(run["prompt_tokens_by_call"][m]), t, run["prompt_tokens_by_call"][m]]
+                    for m, t in run["prompt_tokens_by_move"].items()
+                ],
+            )
+        )
     console.print(targets_table("Targets (prompt growth)", payload["targets"]))
 
 
@@ -296,9 +397,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.prompt_growth", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="crisis only, 3 rounds")
     parser.add_argument("--family", action="append", help="only these families (repeatable)")
+    parser.add_argument("--no-model", action="store_true", help="skip the embedded-model game")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
-    return run(quick=args.quick, families=args.family, write=not args.no_write)
+    return run(
+        quick=args.quick, families=args.family, model=not args.no_model, write=not args.no_write
+    )
 
 
 if __name__ == "__main__":

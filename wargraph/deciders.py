@@ -37,6 +37,7 @@ from wargraph.models import (
 )
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
+from wargraph.views import unseen_notes
 
 
 class Seat(TypedDict, total=False):
@@ -457,15 +458,17 @@ def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider:
 
 
 def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
-    """Stable parts first (the view grows at its end), the question and schema last."""
+    """Stable parts first (the view grows at its end), the question and schema last. Private
+    notes the view already shows (the seat's own plan, recorded as an event) are left out."""
     parts = [ask["context"]]
+    memory = unseen_notes(memory, ask["context"])
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
     parts.append(ask["question"])
     props = json_schema.get("properties", {})
     (first, spec), *more = list(props.items()) or [("answer", {})]
     if not more and spec.get("type") == "string":
-        parts.append(f"Answer in plain text: write only the {first} itself, no JSON, no heading.")
+        parts.append(f"Answer in plain text: the {first} only, no JSON, no heading.")
     else:
         parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
     return "\n\n".join(p for p in parts if p)

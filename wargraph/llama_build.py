@@ -3,9 +3,10 @@ load: a clear error instead of a crash of the whole process.
 
 A llama.cpp built with `-march=native` on a CPU that reports Intel AMX uses AMX tiles for matrix
 products. Some virtual machines report AMX without enabling it: the first model call then dies
-with a segmentation fault (seen here: `ldtilecfg` in `ggml_backend_amx_mul_mat`). Only such builds
-are checked, once per build and machine, by one tiny generation in a child process; the result is
-remembered in the user's cache folder.
+with a segmentation fault (seen here: `ldtilecfg` in `ggml_backend_amx_mul_mat`). `make venv`
+builds for AVX2 instead; `models.load_llama` loads an AMX build without its AMX weight buffers;
+and such a build is checked, once per build and machine, by one tiny generation in a child
+process loaded that way (the result is remembered in the user's cache folder).
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ from pathlib import Path
 PORTABLE_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 ADVICE = (
     "the installed llama-cpp-python was built to use Intel AMX, which this machine's CPU reports "
-    "but does not run (a test generation crashed). Rebuild it for AVX2: "
+    "but does not run (a test generation crashed, even without the AMX weight buffers). "
+    "Rebuild it for AVX2: "
     f'CMAKE_ARGS="{PORTABLE_CMAKE_ARGS}" pip install --force-reinstall --no-deps --no-cache-dir '
     "--no-binary llama-cpp-python llama-cpp-python  (or `make venv` after removing .venv)"
 )
 
-_PROBE = (
-    "import sys\nfrom llama_cpp import Llama\n"
-    "m = Llama(model_path=sys.argv[1], n_ctx=64, n_threads=2, verbose=False)\n"
-    "m.create_completion('Hi', max_tokens=1)\n"
+_PROBE = (  # loaded as wargraph loads it (without the extra AMX buffers), prompt of 2+ tokens
+    "import sys\nfrom wargraph.models import load_llama\n"
+    "m = load_llama(sys.argv[1], n_ctx=64, n_threads=2, verbose=False)\n"
+    "m.create_completion('Hello there, how are you', max_tokens=1)\n"
 )
 
 

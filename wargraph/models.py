@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from wargraph.llama_build import BuildUnusable, check_build
+from wargraph.llama_build import BuildUnusable, check_build, uses_amx
 
 Provider = Literal["embedded", "gguf", "openai", "scripted"]
 DEFAULT_MODEL = "embedded"
@@ -74,6 +74,37 @@ def embedded_model_path() -> Path:
     return found[0]
 
 
+_LOAD_GUARD = threading.Lock()
+
+
+def load_llama(path: str, **kwargs: Any) -> Any:
+    """`llama_cpp.Llama(model_path=path, **kwargs)` without llama.cpp's extra weight buffers.
+
+    Why: on these machines the CPU reports AMX but the virtual machine faults on its first tile
+    instruction, and a native llama.cpp build puts weights into AMX buffers whenever the CPU
+    reports it, so any prompt of more than one token killed the process (general protection
+    fault). `Llama` takes no argument for it, so for a build with AMX its default model
+    parameters are swapped while it loads (`check_build` then probes that this suffices)."""
+    import llama_cpp
+    from llama_cpp import Llama
+
+    if not uses_amx():  # a portable build (`make venv`): its buffers (repacked weights) stay
+        return Llama(model_path=path, **kwargs)
+    defaults = llama_cpp.llama_cpp.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    with _LOAD_GUARD:
+        llama_cpp.llama_cpp.llama_model_default_params = without_extra_buffers
+        try:
+            return Llama(model_path=path, **kwargs)
+        finally:
+            llama_cpp.llama_cpp.llama_model_default_params = defaults
+
+
 class _LocalLlama:
     """One llama.cpp model per file per process; llama.cpp objects are not thread-safe."""
 
@@ -81,12 +112,8 @@ class _LocalLlama:
     _guard = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int) -> None:
-        from llama_cpp import Llama
-
         self.lock = threading.Lock()
-        self.llama = Llama(
-            model_path=path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False
-        )
+        self.llama = load_llama(path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
 
     @classmethod
     def get(cls, path: str, n_ctx: int = 8192) -> _LocalLlama:

@@ -65,7 +65,37 @@ def header_field(value: Any) -> str:
     return text if _PLAIN.fullmatch(text) else json.dumps(text)
 
 
-def render_events(events: list[Event], *, empty: str = "(nothing yet)") -> str:
+# Per-event caps in a view (characters; ~4 per token). The setup (round 0: setting, briefs) is
+# never cut. The current round is shown nearly whole (a plan of three short sentences fits); earlier rounds
+# by their opening sentences, so a view holding the last round stops growing after move 2 however
+# long the model's answers are.
+EVENT_CHARS = 300
+OLDER_EVENT_CHARS = 160
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters: at the last sentence end inside the limit,
+    else at a word boundary, marked with an ellipsis (the reader must know it was cut)."""
+    text = str(text).strip()
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    ends = [head.rfind(p) for p in (". ", "! ", "? ", ".\n")]
+    end = max(ends)
+    if end >= limit // 3:
+        return head[: end + 1] + " …"
+    space = head.rfind(" ")
+    return (head[:space] if space >= limit // 3 else head).rstrip() + " …"
+
+
+def render_events(
+    events: list[Event],
+    *,
+    empty: str = "(nothing yet)",
+    current_round: int | None = None,
+) -> str:
+    """Events as header lines with their quoted text. With `current_round`, texts are capped:
+    this round's at EVENT_CHARS, earlier rounds' at OLDER_EVENT_CHARS, the setup never."""
     if not events:
         return empty
     blocks = []
@@ -77,7 +107,11 @@ def render_events(events: list[Event], *, empty: str = "(nothing yet)") -> str:
         )
         kind, author = header_field(e["kind"]), header_field(e["author"])
         head = f"[round {header_field(e['round'])}, {kind} from {author}{to}]"
-        blocks.append(f"{head}\n{quote(e['text'])}")
+        text = e["text"]
+        if current_round is not None and int(e["round"] or 0) > 0:
+            older = int(e["round"]) < current_round
+            text = shorten(text, OLDER_EVENT_CHARS if older else EVENT_CHARS)
+        blocks.append(f"{head}\n{quote(text)}")
     return "\n".join(blocks)
 
 
@@ -86,3 +120,30 @@ def render_memory(memory: list[dict[str, Any]], *, limit: int = 6) -> str:
     if not memory:
         return ""
     return "\n".join(quote(m.get("text", "")) for m in memory[-limit:])
+
+
+_NOTE_START = re.compile(r"\n(?=> \(round )")  # render_memory: each note opens with its label
+_LABEL = re.compile(r"^\(round [^)]*\)\s*")
+_OPENING = 60  # characters of a note that identify it (a shortened event keeps more)
+
+
+def _flat(text: str) -> str:
+    """Text without quote marks at line starts and with its whitespace collapsed, so a note and
+    the same words quoted (and perhaps shortened) in a view compare equal."""
+    return " ".join(line.lstrip("> ").strip() for line in text.splitlines()).strip()
+
+
+def unseen_notes(notes: str, context: str) -> str:
+    """The rendered notes (`render_memory`) without those whose text the context already shows:
+    a seat's plan or narrative is also an event in its view, often shortened there, so a note
+    counts as shown when its opening words are in the context."""
+    if not notes:
+        return notes
+    shown = " ".join(_flat(context).split())
+    kept = [
+        note
+        for note in _NOTE_START.split(notes)
+        if (body := _LABEL.sub("", _flat(note)).lstrip("> ")[:_OPENING].strip())
+        and body not in shown
+    ]
+    return "\n".join(kept)

@@ -127,7 +127,7 @@ class World:
 
     def render_view(self, table: Table, role: str, events: list[Event]) -> str:
         """The seat's context from its visible events (already cut by its memory policy)."""
-        text = render_events(events)
+        text = render_events(events, current_round=table.round)
         private = self.private_view(table, role)
         return f"{text}\n\n{private}" if private else text
 
@@ -392,7 +392,9 @@ class World:
         nature = render_prompt("nature_clause", variant) if s.nature else ""
         return Question(
             task=self.narration_task,
-            system=render_prompt("control_system", variant),
+            # every seat's system prompt, the control's too: with the public setting after it,
+            # the beginning a KV cache shared by all seats keeps from one call to the next
+            system=self.system(table, control),
             context=table.view_text(control),
             question=render_prompt(
                 "adjudicate_question",

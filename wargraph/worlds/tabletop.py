@@ -20,8 +20,9 @@ from pydantic import (
 from wargraph.deciders import stable_seed
 from wargraph.prompts import render_prompt
 from wargraph.scenario import MemoryPolicy, Scenario, ScenarioError
-from wargraph.state import make_event
+from wargraph.state import Event, make_event
 from wargraph.table import Table
+from wargraph.views import render_events
 from wargraph.worlds.base import Question, World
 
 SEVERITY_NAMES = {"low": 1, "medium": 2, "high": 3}
@@ -159,7 +160,9 @@ class TabletopScenario(Scenario):
 
     family: str = "tabletop"
     rounds: int = Field(default=10, ge=1, le=200)
-    memory: MemoryPolicy = "full"  # a drill is short; responders keep the whole incident in view
+    # The last round in full and a one-line digest of the rounds before it (`render_view`): the
+    # incident card stays in view, and prompts stop growing after the second inject.
+    memory: MemoryPolicy = "last_round"
     timestep: str = "thirty minutes"
     tabletop: TabletopConfig
 
@@ -227,6 +230,16 @@ FALLBACK_NARRATIVE = {
     "partial": "The response limited the damage, but the incident is still open.",
     "failure": "The response did not take hold; the incident continues to cause harm.",
 }
+
+
+def _digest(rolls: list[Event]) -> str:
+    """Rounds no longer in a seat's view, in one line of fixed size: how many injects were
+    answered and how the die judged the responses (the control's own words, not quoted data)."""
+    first, last = rolls[0]["round"], rolls[-1]["round"]
+    counts = {o: sum(e["data"].get("outcome") == o for e in rolls) for o in OUTCOMES}
+    told = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
+    span = f"round {first}" if first == last else f"rounds {first}-{last}"
+    return f"[earlier, {span}: {len(rolls)} inject(s) answered; the die's verdicts: {told}]"
 
 
 # --- the world -----------------------------------------------------------------------------------
@@ -307,6 +320,24 @@ class TabletopWorld(World):
         )
         return {"events": [event]}
 
+    def render_view(self, table: Table, role: str, events: list[Event]) -> str:
+        """The seat's events, with the rounds its memory policy leaves out told in one line
+        after the setup (how many injects came, what the die made of the responses)."""
+        setup = [e for e in events if e["round"] == 0]
+        rest = [e for e in events if e["round"] != 0]
+        shown = {e["round"] for e in rest}
+        earlier = [
+            e
+            for e in table.view(role, policy="full")
+            if e["kind"] == "roll" and 0 < e["round"] < table.round and e["round"] not in shown
+        ]
+        parts = [render_events(setup, current_round=table.round)] if setup else []
+        if earlier:
+            parts.append(_digest(earlier))
+        if rest:
+            parts.append(render_events(rest, current_round=table.round))
+        return "\n".join(parts) or render_events([])
+
     def order_question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         # responders are told the true number of injects of this incident, not the scenario's cap
         s = table.scenario.model_copy(update={"rounds": len(_dealt(table))})
@@ -320,7 +351,7 @@ class TabletopWorld(World):
         nature = render_prompt("nature_clause", variant) if s.nature else ""
         return Question(
             task=self.narration_task,
-            system=render_prompt("tabletop_control_system", variant),
+            system=self.system(table, control),  # shared by every seat (KV cache)
             context=table.view_text(control),
             question=_roll_text(table)
             + "\n\n"
