@@ -213,6 +213,15 @@ def mark(t: dict[str, Any]) -> str:
     return {"met": "[green]met[/]", "missed": "[red]missed[/]"}.get(t["status"], t["status"])
 
 
+def finish(name: str, payload: dict[str, Any], show_tables: Callable, *, show: bool, write: bool):
+    """The end of every benchmark's `run`: print its tables, write its JSON, hand it back."""
+    if show:
+        show_tables(payload)
+    if write:
+        write_result(name, payload)
+    return payload
+
+
 def write_result(name: str, payload: dict[str, Any], directory: Path | None = None) -> Path:
     directory = directory or RESULTS_DIR
     directory.mkdir(parents=True, exist_ok=True)

@@ -36,12 +36,12 @@ from typing import Any
 
 from benchmarks.common import (
     console,
+    finish,
     load_average,
     result_payload,
     rich_table,
     target,
     targets_table,
-    write_result,
 )
 from benchmarks.fake_endpoint import FakeEndpoint
 from benchmarks.server_process import ServerProcess
@@ -443,11 +443,7 @@ def run(
             }
     targets = [t for part in body.values() for t in part["targets"]]
     payload = result_payload(NAME, started, load_at_start, quick=quick, targets=targets, **body)
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(p: dict[str, Any]) -> None:

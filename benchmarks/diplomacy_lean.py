@@ -36,13 +36,13 @@ from benchmarks.common import (
     _Patches,
     console,
     family_spec,
+    finish,
     load_average,
     result_payload,
     rich_table,
     target,
     targets_table,
     timed,
-    write_result,
 )
 
 NAME = "diplomacy_lean"
@@ -419,11 +419,7 @@ def run(
             "(ScriptedLongTexts), diplomacy.message_chars and diary_chars 1000",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(payload: dict[str, Any]) -> None:

@@ -21,13 +21,13 @@ from typing import Any
 
 from benchmarks.common import (
     console,
+    finish,
     load_average,
     quiet_stderr,
     result_payload,
     rich_table,
     target,
     targets_table,
-    write_result,
 )
 
 NAME = "free_text"
@@ -188,11 +188,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
             "evaluation; the new way's re-asks count as calls",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(p: dict[str, Any]) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 from benchmarks.common import (
     console,
     family_module,
+    finish,
     load_average,
     quiet_stderr,
     result_payload,
@@ -31,7 +32,6 @@ from benchmarks.common import (
     select_families,
     target,
     targets_table,
-    write_result,
 )
 
 NAME = "local_model"
@@ -378,11 +378,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
             "only), the KV cache emptied before each call vs kept as the game keeps it",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(p: dict[str, Any]) -> None:

@@ -26,6 +26,7 @@ from benchmarks.common import (
     GameMeter,
     console,
     family_module,
+    finish,
     load_average,
     result_payload,
     rich_table,
@@ -34,7 +35,6 @@ from benchmarks.common import (
     select_families,
     target,
     targets_table,
-    write_result,
 )
 from benchmarks.profiling import Sampler
 
@@ -391,11 +391,7 @@ def run(
             "other families' embedded share is estimated at the crisis game's seconds per decision",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def _load_embedded() -> None:

@@ -30,6 +30,7 @@ from benchmarks.common import (
     FamilySpec,
     console,
     family_module,
+    finish,
     load_average,
     quiet_stderr,
     result_payload,
@@ -38,7 +39,6 @@ from benchmarks.common import (
     select_families,
     target,
     targets_table,
-    write_result,
 )
 
 NAME = "prompt_growth"
@@ -251,11 +251,7 @@ def run(
             "tokens = system + user message text; the chat template adds a constant few per call",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def embedded_crisis(workdir: Path, rounds: int = EMBEDDED_MOVES) -> dict[str, Any]:

@@ -26,10 +26,10 @@ from urllib.parse import urlsplit
 
 from benchmarks.common import (
     console,
+    finish,
     load_average,
     result_payload,
     rich_table,
-    write_result,
 )
 
 NAME = "scale"
@@ -251,11 +251,7 @@ def run(
             "embedded model's tokenizer; completions are capped by max_tokens per answer",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(p: dict[str, Any]) -> None:

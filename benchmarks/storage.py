@@ -30,6 +30,7 @@ from benchmarks.common import (
     GameMeter,
     console,
     family_module,
+    finish,
     load_average,
     result_payload,
     rich_table,
@@ -37,7 +38,6 @@ from benchmarks.common import (
     select_families,
     target,
     targets_table,
-    write_result,
 )
 
 NAME = "storage"
@@ -311,11 +311,7 @@ def run(
             "Diplomacy: the shipped game, 1901-1905",
         ],
     )
-    if show:
-        show_tables(payload)
-    if write:
-        write_result(NAME, payload)
-    return payload
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(p: dict[str, Any]) -> None:
