@@ -13,6 +13,7 @@ import random
 import re
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, NotRequired
 
 from pydantic import BaseModel, ValidationError
@@ -92,18 +93,31 @@ def register_schema(name: str, factory: SchemaFactory | type[BaseModel]) -> None
         _SCHEMAS[name] = lambda _args: model
     else:
         _SCHEMAS[name] = factory  # type: ignore[assignment]
+    _model_for.cache_clear()  # a name registered again makes new models
 
 
 def schema_for(ask: Ask) -> type[BaseModel]:
-    try:
-        factory = _SCHEMAS[ask["schema"]]
-    except KeyError:
-        raise KeyError(f"no answer schema registered as {ask['schema']!r}") from None
-    return factory(ask.get("schema_args") or {})
+    """The answer model of an ask. Building a pydantic model and its JSON schema costs more than
+    a scripted game's whole step, so a model is made once per schema and arguments (the same
+    recipients, relations or legal orders recur across seats and rounds)."""
+    if ask["schema"] not in _SCHEMAS:
+        raise KeyError(f"no answer schema registered as {ask['schema']!r}")
+    args = ask.get("schema_args") or {}
+    return _model_for(ask["schema"], json.dumps(args, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=4096)
+def _model_for(name: str, args_json: str) -> type[BaseModel]:
+    return _SCHEMAS[name](json.loads(args_json))
 
 
 def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema."""
+    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema (a fresh copy)."""
+    return copy.deepcopy(_flat_json_schema(model))
+
+
+@lru_cache(maxsize=4096)
+def _flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
 
