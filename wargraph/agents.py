@@ -3,6 +3,7 @@ role's own checkpoint namespace (`compile(checkpointer=True)`) and is never pass
 
 from __future__ import annotations
 
+import copy
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -140,7 +141,7 @@ def review(state: AgentState) -> dict[str, Any]:
                     "task": "review",
                     "question": "Accept this draft, or send an edited text.",
                     "draft": draft["value"],
-                    "schema": flat_json_schema(ReviewAnswer),
+                    "schema": copy.deepcopy(flat_json_schema(ReviewAnswer)),
                     "error": error,
                 }
             )

@@ -111,13 +111,10 @@ def _model_for(name: str, args_json: str) -> type[BaseModel]:
     return _SCHEMAS[name](json.loads(args_json))
 
 
-def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema (a fresh copy)."""
-    return copy.deepcopy(_flat_json_schema(model))
-
-
 @lru_cache(maxsize=4096)
-def _flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema. Made once per model
+    and shared: read it, never change it (a payload that leaves this process gets a copy)."""
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
 
@@ -451,7 +448,7 @@ class HumanDecider:
                 "view": ask["context"],
                 "memory": memory,
                 "question": ask["question"],
-                "schema": flat_json_schema(schema),
+                "schema": copy.deepcopy(flat_json_schema(schema)),
                 "error": error,
             }
             answer = interrupt(payload)

@@ -155,3 +155,20 @@ def test_decider_for_kinds():
 def test_unknown_schema_is_a_clear_error():
     with pytest.raises(KeyError, match="no answer schema registered"):
         schema_for(ask("nope"))
+
+
+def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
+    import wargraph.worlds.diplomacy.world  # noqa: F401  (registers the Diplomacy schemas)
+    from wargraph.deciders import flat_json_schema, schema_for
+
+    def ask(recipients):
+        return {"schema": "diplomacy_messages", "schema_args": {"recipients": recipients}}
+
+    a, b = schema_for(ask(["FRANCE", "GLOBAL"])), schema_for(ask(["FRANCE", "GLOBAL"]))
+    other = schema_for(ask(["ENGLAND"]))
+    assert a is b and a is not other  # the same arguments, the same model
+    schema = flat_json_schema(a)
+    assert schema is flat_json_schema(b)
+    assert "$defs" not in schema and schema == flat_json_schema.__wrapped__(a)
+    to = schema["properties"]["messages"]["items"]["properties"]["to"]
+    assert set(to["enum"]) == {"FRANCE", "GLOBAL"}
