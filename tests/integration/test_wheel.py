@@ -5,8 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -62,5 +65,6 @@ def test_built_wheel_carries_scenarios_and_prompts(tmp_path):
         check=True,
     ).stdout.splitlines()
     assert out[0].startswith(str(target))
-    assert out[1] == "You are one particip"
+    shipped = (ROOT / "prompts" / "v1" / "player_system.txt").read_text(encoding="utf-8")
+    assert out[1] == shipped[:20]  # the prompt file came with the wheel
     assert "Zafaristan" in out[2]
