@@ -31,15 +31,16 @@ PEOPLE = {
 }
 
 
+def play_args(tmp_path: Path, scenario: str, *more: str, model: str = "scripted") -> list[str]:
+    """`wargraph play` arguments with the game stored under tmp_path, then `more`."""
+    return ["play", scenario, "--model", model, "--db", str(tmp_path / "g.sqlite"), *more]
+
+
 def one_scripted_round(tmp_path: Path) -> list[str]:
-    """`play` arguments for one scripted round of the crisis, stored under tmp_path."""
-    db, out = str(tmp_path / "g.sqlite"), str(tmp_path / "out")
-    return ["play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1"] + [
-        "--db",
-        db,
-        "--out",
-        out,
-    ]
+    """One scripted round of the crisis, its records under tmp_path/out."""
+    return play_args(
+        tmp_path, "azuristan_crimsonia", "--rounds", "1", "--out", str(tmp_path / "out")
+    )
 
 
 def scenario_file(tmp_path: Path, data: dict) -> Path:
@@ -54,16 +55,7 @@ def test_a_scenario_s_person_and_review_are_answered_at_the_terminal(tmp_path):
     out = tmp_path / "out"
     r = runner.invoke(
         app,
-        [
-            "play",
-            str(scenario_file(tmp_path, PEOPLE)),
-            "--model",
-            "scripted",
-            "--db",
-            str(tmp_path / "g.sqlite"),
-            "--out",
-            str(out),
-        ],
+        play_args(tmp_path, str(scenario_file(tmp_path, PEOPLE)), "--out", str(out)),
         input='We open the sluices.\n{"accept": false, "text": "The water flows again."}\n',
     )
     assert r.exit_code == 0, r.output
@@ -81,16 +73,7 @@ def test_a_scenario_s_person_and_review_are_answered_at_the_terminal(tmp_path):
 def test_a_person_with_no_answer_gets_the_resume_hint(tmp_path):
     r = runner.invoke(
         app,
-        [
-            "play",
-            str(scenario_file(tmp_path, PEOPLE)),
-            "--model",
-            "scripted",
-            "--db",
-            str(tmp_path / "g.sqlite"),
-            "--thread",
-            "waiting",
-        ],
+        play_args(tmp_path, str(scenario_file(tmp_path, PEOPLE)), "--thread", "waiting"),
         input="",
     )
     assert r.exit_code == 3 and "wargraph resume" in " ".join(r.output.split())
@@ -108,18 +91,12 @@ def test_prepare_with_the_scripted_decider_does_not_claim_a_fallback(tmp_path):
 def test_a_missing_model_file_stops_the_game_with_a_summary(tmp_path):
     r = runner.invoke(
         app,
-        [
-            "play",
+        play_args(
+            tmp_path,
             "azuristan_crimsonia",
-            "--model",
-            f"gguf:{tmp_path / 'missing.gguf'}",
-            "--db",
-            str(tmp_path / "g.sqlite"),
-            "--out",
-            str(tmp_path / "out"),
-            "--thread",
-            "nomodel",
-        ],
+            *("--out", str(tmp_path / "out"), "--thread", "nomodel"),
+            model=f"gguf:{tmp_path / 'missing.gguf'}",
+        ),
     )
     assert r.exit_code == EXIT_MODEL_UNAVAILABLE, r.output
     said = " ".join(r.output.split())  # the terminal wraps long lines
