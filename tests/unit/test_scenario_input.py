@@ -170,3 +170,20 @@ def test_refused_paths_say_what_to_do_instead_of_unexpected(tmp_path, monkeypatc
             assert code == 0, (args, output)
         else:
             assert code == 2 and expected in output, (args, output)
+
+
+def test_a_scenario_file_edited_between_loads_is_read_again(tmp_path):
+    # files are parsed once while unchanged (a cache by modification time and size)
+    from wargraph.scenario import load_scenario, read_data
+
+    path = tmp_path / "s.yaml"
+    data, _ = read_data("azuristan_crimsonia")
+    data["title"] = "First"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert load_scenario(str(path)).title == "First"
+    first, _ = read_data(str(path))
+    first["title"] = "changed by a caller"  # callers get their own copy
+    assert load_scenario(str(path)).title == "First"
+    data["title"] = "Second, longer"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert load_scenario(str(path)).title == "Second, longer"
