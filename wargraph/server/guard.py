@@ -177,6 +177,16 @@ def without_cors(send: Send) -> Send:
     return inner
 
 
+def studio_preflight(scope: Scope) -> Scope:
+    """A Studio preflight without its Private Network Access question: Starlette's CORS refuses
+    any preflight that asks it (langgraph-api's config cannot allow it), and langgraph dev's own
+    middleware grants it on the answer."""
+    if scope.get("method") != "OPTIONS":
+        return scope
+    asked = b"access-control-request-private-network"
+    return {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != asked]}
+
+
 class Guard:
     """The middleware; see the module's docstring. `studio_origins` (Studio mode only): the
     origins of the Studio page, let through with their CORS answers."""
@@ -212,6 +222,6 @@ class Guard:
                     return
             receive = replay(body, receive)
         if (headers.get("origin") or "").lower() in self.studio_origins:
-            await self.app(scope, receive, send)
+            await self.app(studio_preflight(scope), receive, send)
             return
         await self.app(scope, receive, without_cors(send))

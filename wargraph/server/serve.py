@@ -436,7 +436,7 @@ def foreground(console: Any, announce: Any, **start_kwargs: Any) -> int:
     try:
         server, skipped = start(**start_kwargs)
     except ServeError as err:
-        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         return 2
     for gid, why in skipped.items():
         console.print(f"[yellow]graph {gid} left out:[/] {escape(why)}", highlight=False)
@@ -453,7 +453,7 @@ def foreground(console: Any, announce: Any, **start_kwargs: Any) -> int:
         )
         return server.process.wait()
     except ServeError as err:
-        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False)
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 0

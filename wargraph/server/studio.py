@@ -38,8 +38,10 @@ def studio(
     console = Console(stderr=True)
 
     def announce(server: Server) -> None:
-        console.print(f"LangGraph Studio:\n  {studio_link(server.url)}", highlight=False)
-        console.print(f"[bold yellow]warning:[/] {WARNING}", highlight=False)
+        console.print(
+            f"LangGraph Studio:\n  {studio_link(server.url)}", highlight=False, soft_wrap=True
+        )
+        console.print(f"[bold yellow]warning:[/] {WARNING}", highlight=False, soft_wrap=True)
 
     return foreground(
         console,
