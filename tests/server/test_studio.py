@@ -108,6 +108,9 @@ def test_the_run_settings_form_is_the_game_context(game):
     fields = schemas["context_schema"]["properties"]
     assert {"model", "role_models", "seed", "humans", "temperature", "max_tokens"} <= set(fields)
     assert fields["humans"]["type"] == "array" and fields["seed"]["type"] == "integer"
+    # Each field says what it does (the docstrings of GameContext).
+    assert "people" in fields["humans"]["description"]
+    assert all(f.get("description") for f in fields.values()), fields
 
 
 def test_a_human_seat_stops_the_run_and_is_resumed_as_the_interrupt_panel_does(game):
