@@ -83,3 +83,15 @@ def test_the_policy_refuses_before_a_chat_model_is_built(monkeypatch):
         assert chat_model("openai:any@http://127.0.0.1:9/v1") is not None  # allowed: built
     finally:
         models.set_model_policy(None)
+
+
+def test_a_bad_allow_list_stops_the_server_before_it_starts(tmp_path, monkeypatch):
+    from wargraph.server.serve import ServeError, free_port, start
+
+    monkeypatch.delenv(ALLOWED_ENV, raising=False)
+    with pytest.raises(ServeError, match="allowed models: model 'nonsense'"):
+        start(port=free_port(), state_dir=tmp_path, allow_models=["nonsense"])
+    monkeypatch.setenv(ALLOWED_ENV, "gguf:*")
+    with pytest.raises(ServeError, match="only for openai"):
+        start(port=free_port(), state_dir=tmp_path)
+    assert not (tmp_path / "langgraph.json").exists()

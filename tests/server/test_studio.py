@@ -241,3 +241,22 @@ def test_the_studio_link_and_warning():
         == "https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:2024"
     )
     assert "every seat's secrets" in WARNING
+
+
+def test_studio_runs_are_checked_like_the_players_servers(game):
+    from langgraph_sdk.errors import APIStatusError
+
+    api, assistant = game["api"], game["assistant"]["assistant_id"]
+    thread_id = api.threads.create()["thread_id"]
+    refused = {
+        "a model nobody allowed": (
+            {"scenario": "azuristan_crimsonia"},
+            {"model": "scripted", "role_models": {"control": "openai:x@http://127.0.0.1:9/v1"}},
+            403,
+        ),
+        "a file named as a scenario": ({"scenario": "/etc/hostname"}, {"model": "scripted"}, 422),
+    }
+    for what, (run_input, context, status) in refused.items():
+        with pytest.raises(APIStatusError) as err:
+            api.runs.create(thread_id, assistant, input=run_input, context=context)
+        assert err.value.status_code == status, what
