@@ -260,3 +260,23 @@ def test_studio_runs_are_checked_like_the_players_servers(game):
         with pytest.raises(APIStatusError) as err:
             api.runs.create(thread_id, assistant, input=run_input, context=context)
         assert err.value.status_code == status, what
+
+
+def test_studio_streams_a_run_step_by_step(game):
+    """Studio starts runs with `POST /threads/{id}/runs/stream` and draws each step as it comes."""
+    api, assistant = game["api"], game["assistant"]["assistant_id"]
+    thread_id = api.threads.create()["thread_id"]
+    seen: list[str] = []
+    for part in api.runs.stream(
+        thread_id,
+        assistant,
+        input={"scenario": "azuristan_crimsonia"},
+        context=RUN,
+        stream_mode=["updates", "values"],
+    ):
+        seen.append(part.event)
+        if part.event == "updates" and "__interrupt__" in (part.data or {}):
+            break
+    assert seen[0] == "metadata" and "values" in seen, seen
+    assert seen.count("updates") >= 3, seen  # setup, inject, the scripted seat ... one by one
+    assert api.threads.get_state(thread_id)["next"] == ["agent_crimsonia"]
