@@ -392,6 +392,12 @@ def ask(
     console.print(answer)
 
 
+ALLOW_MODEL_HELP = (
+    "A model reference games on this server may use besides embedded and scripted, e.g. "
+    "openai:gpt-4o-mini or openai:*@http://10.0.0.5:8000/v1 (repeatable)."
+)
+
+
 @app.command()
 def serve(
     port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
@@ -406,15 +412,42 @@ def serve(
         list[Path] | None,
         typer.Option(help="A scenario file the facilitator may start by name (repeatable)."),
     ] = None,
+    allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
 ) -> None:
     """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
+    _run_server("serve", host, port, config, state_dir, scenario, allow_model)
+
+
+@app.command()
+def studio(
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
+    host: Annotated[str, typer.Option(help="Loopback only (127.0.0.1, ::1).")] = "127.0.0.1",
+    config: Annotated[Path | None, typer.Option(help="A langgraph.json of your own.")] = None,
+    state_dir: Annotated[
+        Path | None, typer.Option(help="Server state (default ./.wargraph-studio).")
+    ] = None,
+    scenario: Annotated[
+        list[Path] | None, typer.Option(help="A scenario file runs may name (repeatable).")
+    ] = None,
+    allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
+) -> None:
+    """Debug games in LangGraph Studio: langgraph dev on loopback with Studio allowed, no seats."""
+    _run_server("studio", host, port, config, state_dir, scenario, allow_model)
+
+
+def _run_server(mode: str, host, port, config, state_dir, scenario, allow_model) -> None:
     try:
-        module = importlib.import_module("wargraph.server.serve")
+        module = importlib.import_module(f"wargraph.server.{mode}")
     except ModuleNotFoundError:
         fail("the server package is not installed")
     raise typer.Exit(
-        module.serve(
-            host=host, port=port, config=config, state_dir=state_dir, scenarios=scenario or []
+        getattr(module, mode)(
+            host=host,
+            port=port,
+            config=config,
+            state_dir=state_dir,
+            scenarios=scenario or [],
+            allow_models=allow_model or [],
         )
     )
 

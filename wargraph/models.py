@@ -6,6 +6,7 @@ import importlib.util
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -227,6 +228,14 @@ def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
 
 
 _CHAT_CACHE: dict[tuple, BaseChatModel] = {}
+_policy: Callable[[ModelRef], None] | None = None
+
+
+def set_model_policy(check: Callable[[ModelRef], None] | None) -> None:
+    """From now on every chat model this process builds is first passed to `check`, which raises
+    ModelRefError to refuse it (a server's allow-list: `wargraph.server.endpoints`)."""
+    global _policy
+    _policy = check
 
 
 def chat_model(
@@ -239,6 +248,8 @@ def chat_model(
 ) -> BaseChatModel:
     """Built lazily on first use: loading a graph needs no API key and no model file."""
     ref = parse_model_ref(ref) if isinstance(ref, str) else ref
+    if _policy is not None:
+        _policy(ref)
     key = (str(ref), temperature, max_tokens, seed, timeout)
     if key in _CHAT_CACHE:
         return _CHAT_CACHE[key]

@@ -19,6 +19,8 @@ START_TIMEOUT_S = 60
 REGISTERED = "registered_crisis"  # a scenario the test server's operator registers
 REGISTERED_TITLE = "Registered copy of the Zafaristan crisis"
 READ_TIMEOUT_S = 4.0  # how long the test server waits for a whole request
+ALLOWED_ENDPOINT = "http://127.0.0.1:9/v1"  # the operator's endpoint (nothing listens there)
+KEY_CANARY = "sk-canary-of-the-operator"  # the server's OPENAI_API_KEY
 
 
 @contextmanager
@@ -40,6 +42,8 @@ def game_server(folder: Path) -> Iterator[Server]:
         jobs=4,
         scenarios=[registered],
         read_timeout=READ_TIMEOUT_S,
+        allow_models=[f"openai:*@{ALLOWED_ENDPOINT}"],
+        env={"OPENAI_API_KEY": KEY_CANARY},
     ) as server:
         yield server
 

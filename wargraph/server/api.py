@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -17,6 +18,8 @@ log = logging.getLogger(__name__)
 
 MAX_BODY = 64_000  # bytes of one answer or game request
 MAX_DEPTH = 32  # nesting of a JSON body; a scenario needs about six levels
+# Whole numbers the LangGraph server can store (it encodes JSON with 64-bit integers).
+MIN_INT, MAX_INT = -(2**63), 2**63 - 1
 NO_GAME = "no such game: check the link, or start the game again from /facilitator"
 
 
@@ -119,10 +122,39 @@ def too_deep() -> ApiError:
     )
 
 
+class _OutOfRange(ValueError):
+    """A number no part of the server can store (its JSON is encoded with 64-bit integers)."""
+
+
+def _whole_number(text: str) -> int:
+    # Checked on the digits first: converting a 100,000-digit string is itself refused (and slow).
+    if len(text.lstrip("-")) > 19 or not MIN_INT <= int(text) <= MAX_INT:
+        raise _OutOfRange(
+            f"the number {text[:24]}{'…' if len(text) > 24 else ''} is out of range: whole "
+            f"numbers must lie between {MIN_INT} and {MAX_INT}"
+        )
+    return int(text)
+
+
+def _decimal(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRange(f"the number {text[:24]} is too large for a 64-bit float")
+    return value
+
+
+def _constant(name: str) -> float:
+    raise _OutOfRange(f"{name} is not JSON: send a finite number")
+
+
 def parse_json(raw: bytes) -> Any:
     """Parsed JSON of a request body, or ApiError(400) saying what is wrong with it."""
     try:
-        data = json.loads(raw)
+        data = json.loads(
+            raw, parse_int=_whole_number, parse_float=_decimal, parse_constant=_constant
+        )
+    except _OutOfRange as err:
+        raise ApiError(400, str(err)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         where = f" (line {err.lineno}, column {err.colno})" if hasattr(err, "lineno") else ""
         raise ApiError(400, f"the request body is not valid JSON{where}") from None

@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
+from wargraph.server.endpoints import enforce
 from wargraph.server.facilitator_api import create_game, game_detail, game_record, list_games
 from wargraph.server.facilitator_api import scenarios as list_scenarios
 from wargraph.server.guard import Guard
@@ -28,6 +29,7 @@ log = logging.getLogger(__name__)
 
 @asynccontextmanager
 async def lifespan(app: Starlette):
+    enforce()  # models only from the operator's allow-list
     if not os.environ.get(SECRET_ENV):
         # A bare `langgraph dev` (not `wargraph serve`): the key is new each start; say so.
         log.warning(

@@ -44,14 +44,18 @@ def _asked_scenario(value: Any) -> Any:
     return run_input.get("scenario") if isinstance(run_input, dict) else None
 
 
-@auth.on
-async def facilitator_only(ctx: Auth.types.AuthContext, value: Any) -> bool:
-    """Defence in depth: every resource and action needs the facilitator's identity; a run may
-    name only a scenario of the server's catalog (a name is never opened as a file)."""
-    if ctx.user.identity != FACILITATOR or FACILITATOR not in (ctx.permissions or []):
-        raise Auth.exceptions.HTTPException(
-            status_code=403, detail="facilitator only: use the facilitator's token"
-        )
+def is_facilitator(ctx: Auth.types.AuthContext) -> bool:
+    return ctx.user.identity == FACILITATOR and FACILITATOR in (ctx.permissions or [])
+
+
+async def check_request(value: Any) -> None:
+    """What any caller of the API may ask: a run names only a scenario of the server's catalog
+    (a name is never opened as a file) and only the models the operator allows."""
+    from wargraph.server.endpoints import request_refusal
+
+    why = request_refusal(value)
+    if why:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=why)
     scenario = _asked_scenario(value)
     # The catalog lists a folder: read it off the event loop.
     if isinstance(scenario, str) and scenario not in await asyncio.to_thread(_allowed_names):
@@ -60,6 +64,16 @@ async def facilitator_only(ctx: Auth.types.AuthContext, value: Any) -> bool:
             detail=f"input.scenario: {scenario[:100]!r} is no shipped or registered scenario; "
             "name one from GET /wargraph/scenarios or send the scenario as a mapping",
         )
+
+
+@auth.on
+async def facilitator_only(ctx: Auth.types.AuthContext, value: Any) -> bool:
+    """Defence in depth: every resource and action needs the facilitator's identity."""
+    if not is_facilitator(ctx):
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail="facilitator only: use the facilitator's token"
+        )
+    await check_request(value)
     return True
 
 

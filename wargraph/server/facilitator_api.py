@@ -160,7 +160,21 @@ def _context(body: dict[str, Any], sc, humans: list[str]) -> dict[str, Any]:
             parse_model_ref(ref)
     except (ValueError, ModelRefError) as err:
         raise ApiError(400, str(err)) from None
+    _check_models(context, sc)
     return context
+
+
+def _check_models(context: dict[str, Any], sc) -> None:
+    """Every model the game would call is the operator's to allow, never the request's."""
+    from wargraph.server.endpoints import allowed, why_refused
+
+    entries = allowed()
+    asked = [context.get("model") or "embedded", *(context.get("role_models") or {}).values()]
+    asked += [role.model for role in sc.roles.values() if role.model]
+    for reference in asked:
+        why = why_refused(reference, entries)
+        if why:
+            raise ApiError(403, why)
 
 
 def _prepare_game(body: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,10 @@
 LangGraph API alike): same-origin only, no tokens in URLs, a token for the API description, and
 JSON bodies that are bounded and well-formed.
 
+In Studio mode (`wargraph studio`) the guard also lets the hosted Studio page's origin through
+(with the CORS answers langgraph-api gives it), opens the API description, and refuses any seat
+token: that mode serves no seats.
+
 Mounted as the custom app's middleware, which langgraph-api places outside its own (CORS, access
 log, auth), so what is refused here never reaches the access log, and a token in a query string
 is never written there.
@@ -77,8 +81,24 @@ def _meta_refusal(headers: Headers) -> JSONResponse | None:
     return None
 
 
-def refusal(scope: Scope, headers: Headers) -> JSONResponse | None:
-    """Why a request is refused before anything else sees it (None: it may go on)."""
+def _seat_token_refusal(headers: Headers) -> JSONResponse | None:
+    """Studio mode serves no seats: a seat token (valid or not) goes no further."""
+    for name in ("authorization", "x-api-key"):
+        token = bearer({name: headers.get(name, "")}) or ""
+        if token.startswith("s."):
+            return _refuse(
+                403,
+                "a seat token opens only a player's page on the players' server (wargraph "
+                "serve); this Studio-mode server serves no seats",
+            )
+    return None
+
+
+def refusal(
+    scope: Scope, headers: Headers, studio_origins: frozenset[str] = frozenset()
+) -> JSONResponse | None:
+    """Why a request is refused before anything else sees it (None: it may go on).
+    `studio_origins`: the Studio page's origins, served in Studio mode only."""
     if token_in_query(scope.get("query_string", b"")):
         log.warning(
             "refused %s %s: a token in the query string (not logged)",
@@ -91,12 +111,14 @@ def refusal(scope: Scope, headers: Headers) -> JSONResponse | None:
             "URLs end up in logs and browser history",
         )
     origin = foreign_origin(scope, headers)
-    if origin is not None:
+    if origin is not None and origin.lower() not in studio_origins:
         return _refuse(
             403,
             f"cross-origin requests are refused (from {origin[:100]}); open the pages from "
             "this server, or call the API from a program (no Origin header)",
         )
+    if studio_origins:
+        return _seat_token_refusal(headers)
     if scope.get("path") in FACILITATOR_PATHS:
         return _meta_refusal(headers)
     return None
@@ -137,8 +159,8 @@ def replay(body: bytes, receive: Receive) -> Receive:
 
 
 def without_cors(send: Send) -> Send:
-    """Only same-origin requests get here, which need no CORS headers: drop any (and with them
-    the private-network grant `langgraph dev` adds to every preflight)."""
+    """Same-origin requests need no CORS headers: drop any (and with them the private-network
+    grant `langgraph dev` adds to every preflight). Studio's requests keep theirs."""
 
     async def inner(message: Message) -> None:
         if message["type"] == "http.response.start":
@@ -155,18 +177,30 @@ def without_cors(send: Send) -> Send:
     return inner
 
 
-class Guard:
-    """The middleware; see the module's docstring."""
+def studio_preflight(scope: Scope) -> Scope:
+    """A Studio preflight without its Private Network Access question: Starlette's CORS refuses
+    any preflight that asks it (langgraph-api's config cannot allow it), and langgraph dev's own
+    middleware grants it on the answer."""
+    if scope.get("method") != "OPTIONS":
+        return scope
+    asked = b"access-control-request-private-network"
+    return {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != asked]}
 
-    def __init__(self, app: ASGIApp) -> None:
+
+class Guard:
+    """The middleware; see the module's docstring. `studio_origins` (Studio mode only): the
+    origins of the Studio page, let through with their CORS answers."""
+
+    def __init__(self, app: ASGIApp, studio_origins: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.studio_origins = frozenset(o.lower() for o in studio_origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        refused = refusal(scope, headers)
+        refused = refusal(scope, headers, self.studio_origins)
         if refused is not None:
             await refused(scope, receive, send)
             return
@@ -187,4 +221,7 @@ class Guard:
                     await _refuse(err.status, err.detail)(scope, receive, send)
                     return
             receive = replay(body, receive)
+        if (headers.get("origin") or "").lower() in self.studio_origins:
+            await self.app(studio_preflight(scope), receive, send)
+            return
         await self.app(scope, receive, without_cors(send))

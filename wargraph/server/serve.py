@@ -27,9 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
+from wargraph.models import ModelRefError
 from wargraph.scenario import ScenarioError
 from wargraph.server import FAMILIES
 from wargraph.server.catalog import REGISTERED_ENV, check_registration
+from wargraph.server.endpoints import ALLOWED_ENV, parse_allowed
 from wargraph.server.launch import READ_TIMEOUT_ENV
 from wargraph.server.seats import SECRET_ENV, facilitator_token, new_secret
 
@@ -51,6 +55,28 @@ DEFAULT_CONFIG: dict[str, Any] = {
     },
 }
 """The same as the repository's langgraph.json (a test keeps them equal)."""
+
+STUDIO_ORIGIN = "https://smith.langchain.com"
+STUDIO_STATE_DIR = ".wargraph-studio"
+STUDIO_SETTINGS: dict[str, Any] = {
+    # Studio's own authentication on: langgraph dev then lets `x-auth-scheme: langsmith` in as
+    # the Studio user; programs still need the server's token.
+    "auth": {"path": "wargraph.server.studio_auth:auth", "disable_studio_auth": False},
+    "http": {
+        "app": "wargraph.server.studio_app:app",  # no pages, no seat routes
+        "disable_mcp": True,
+        "disable_a2a": True,
+        "disable_ui": True,
+        "cors": {
+            "allow_origins": [STUDIO_ORIGIN],
+            "allow_methods": ["*"],
+            "allow_headers": ["*"],
+            "allow_credentials": True,
+            "expose_headers": ["x-pagination-total", "x-pagination-next", "content-location"],
+        },
+    },
+}
+"""What Studio mode (`wargraph studio`) puts over the served config."""
 
 OFFLINE_ENV = {
     "LANGGRAPH_CLI_NO_ANALYTICS": "1",
@@ -96,8 +122,10 @@ def _absolute(spec: str, base: Path) -> str:
     return spec
 
 
-def effective_config(config: str | Path | None = None) -> tuple[dict[str, Any], dict[str, str]]:
-    """The config to serve and the graphs left out (id -> reason)."""
+def effective_config(
+    config: str | Path | None = None, *, studio: bool = False
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The config to serve and the graphs left out (id -> reason); `studio`: Studio mode's."""
     if config is None:
         from wargraph.families import families
 
@@ -141,6 +169,8 @@ def effective_config(config: str | Path | None = None) -> tuple[dict[str, Any], 
     http = data["http"] if isinstance(data.get("http"), dict) else {}
     data["http"] = {**http, "cors": copy.deepcopy(DEFAULT_CONFIG["http"]["cors"])}
     data["dependencies"] = ["."]  # the project is installed; langgraph dev installs nothing
+    if studio:
+        data.update(copy.deepcopy(STUDIO_SETTINGS))
     return data, skipped
 
 
@@ -254,25 +284,43 @@ def start(
     jobs: int = 4,
     scenarios: list[str | Path] | None = None,
     read_timeout: float | None = None,
+    studio: bool = False,
+    allow_models: list[str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[Server, dict[str, str]]:
     """Start `langgraph dev` in the state folder; returns at once (see `wait_ready`).
 
     `scenarios` are files the facilitator may start by name (besides the shipped ones);
-    `read_timeout` is how long a client may take to send a whole request (seconds)."""
+    `read_timeout` is how long a client may take to send a whole request (seconds); `studio`:
+    Studio mode (loopback only); `allow_models`: model references served games may use besides
+    embedded and scripted (added to WARGRAPH_ALLOWED_MODELS); `env`: more environment."""
+    if studio and not is_loopback(host):
+        raise ServeError(
+            f"Studio mode serves one developer on loopback only, not {host}: use 127.0.0.1 "
+            "(Studio sees every seat's secrets); players on a network use wargraph serve"
+        )
+    try:
+        allowed = parse_allowed(
+            [*parse_allowed(os.environ.get(ALLOWED_ENV, "")), *(allow_models or [])]
+        )
+    except ModelRefError as err:
+        raise ServeError(f"allowed models: {err}") from None
     if not port_free(host, port):
         raise ServeError(f"port {port} on {host} is in use; choose another with --port")
     try:
         registered = check_registration(list(scenarios or []))
     except ScenarioError as err:
         raise ServeError(str(err)) from None
-    folder = Path(state_dir or DEFAULT_STATE_DIR).resolve()
+    folder = Path(state_dir or (STUDIO_STATE_DIR if studio else DEFAULT_STATE_DIR)).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    data, skipped = effective_config(config)
+    data, skipped = effective_config(config, studio=studio)
     (folder / "langgraph.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     secret = read_secret(folder)
     env = {
         **os.environ,
+        **(env or {}),
         **OFFLINE_ENV,
+        ALLOWED_ENV: ",".join(allowed),
         SECRET_ENV: secret,
         "PYTHONUNBUFFERED": "1",  # the log file shows each request as it happens
         REGISTERED_ENV: os.pathsep.join(str(p) for p in registered.values()),
@@ -350,6 +398,7 @@ def serve(
     *,
     state_dir: str | Path | None = None,
     scenarios: list[str | Path] | None = None,
+    allow_models: list[str] | None = None,
 ) -> int:
     """Run the server in the foreground until Ctrl-C; print the facilitator's link."""
     from rich.console import Console
@@ -360,19 +409,8 @@ def serve(
             f"[yellow]warning:[/] serving on {host}: links carry the players' tokens over plain "
             "HTTP; use this only on a network you trust."
         )
-    try:
-        server, skipped = start(
-            host=host, port=port, config=config, state_dir=state_dir, scenarios=scenarios
-        )
-    except ServeError as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False)
-        return 2
-    for gid, why in skipped.items():
-        console.print(f"[yellow]graph {gid} left out:[/] {why}", highlight=False)
-    previous = _stop_on_signals()
-    try:
-        took = wait_ready(server)
-        console.print(f"LangGraph server ready at {server.url} in {took:.1f} s", highlight=False)
+
+    def announce(server: Server) -> None:
         console.print(
             f"Facilitator page (keep this link to yourself):\n  {server.facilitator_link}",
             highlight=False,
@@ -380,6 +418,33 @@ def serve(
         )
         for name, path in check_registration(list(scenarios or [])).items():
             console.print(f"Scenario {name}: {path}", highlight=False)
+
+    return foreground(
+        console,
+        announce,
+        host=host,
+        port=port,
+        config=config,
+        state_dir=state_dir,
+        scenarios=scenarios,
+        allow_models=allow_models,
+    )
+
+
+def foreground(console: Any, announce: Any, **start_kwargs: Any) -> int:
+    """Start a server, print its links (`announce(server)`) and wait until Ctrl-C or its end."""
+    try:
+        server, skipped = start(**start_kwargs)
+    except ServeError as err:
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
+        return 2
+    for gid, why in skipped.items():
+        console.print(f"[yellow]graph {gid} left out:[/] {escape(why)}", highlight=False)
+    previous = _stop_on_signals()
+    try:
+        took = wait_ready(server)
+        console.print(f"LangGraph server ready at {server.url} in {took:.1f} s", highlight=False)
+        announce(server)
         console.print(
             f"API: Authorization: Bearer {server.facilitator_token}\n"
             f"State: {server.state_dir}   Stop: Ctrl-C",
@@ -388,7 +453,7 @@ def serve(
         )
         return server.process.wait()
     except ServeError as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False)
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 0
