@@ -21,6 +21,7 @@ from wargraph.faults import (
     summary_text,
 )
 from wargraph.langsmith_env import offline_unless_keyed
+from wargraph.terminal import SHOW_CHOICES, safe, text
 
 # Offline by default: nothing may try to reach LangSmith unless a key is set.
 offline_unless_keyed(say=lambda line: print(f"note: {line}", file=sys.stderr))
@@ -43,14 +44,14 @@ _thread: list[str] = []  # the game this command works on: every error names it
 def fail(message: str, code: int = 2) -> None:
     if _thread and _thread[0] not in message:
         message = f"{message} (thread {_thread[0]})"
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
     raise typer.Exit(code)
 
 
 def _on_thread(thread_id: str) -> str:
     """Say which game this command plays, before anything else happens."""
     _thread[:] = [thread_id]
-    console.print(f"thread: {thread_id}", highlight=False)
+    console.print(text(f"thread: {thread_id}"), highlight=False)
     return thread_id
 
 
@@ -58,6 +59,7 @@ DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
+    from wargraph.graphkit import UnansweredAsk
     from wargraph.models import ModelRefError
     from wargraph.records import RecordError
     from wargraph.scenario import ScenarioError
@@ -66,6 +68,7 @@ def _known_errors() -> tuple[type[Exception], ...]:
     return (
         ScenarioError,
         StoreError,
+        UnansweredAsk,
         ModelRefError,
         RecordError,
         FileNotFoundError,
@@ -94,20 +97,22 @@ def _context(model: str, role_model: list[str], seed: int, human: list[str], max
 
 def _stopped(exc: ModelUnavailable) -> None:
     """The model cannot answer: the game stops, saved; say so, sum up, exit non-zero."""
-    console.print(summary_text(exc.trace_path, exc.thread_id), highlight=False)
+    console.print(text(summary_text(exc.trace_path, exc.thread_id)), highlight=False)
     fail(str(exc), EXIT_MODEL_UNAVAILABLE)
 
 
 def terminal_human(payload: dict[str, Any]) -> Any:
     """One person at the terminal answers a seat's question; invalid answers come back with the error."""
-    seat = payload.get("seat", "?")
+    seat = safe(payload.get("seat", "?"))
     if payload.get("task") == "review":
-        console.print(Panel(json.dumps(payload.get("draft"), indent=2), title=f"{seat}: review"))
+        draft = json.dumps(payload.get("draft"), indent=2, ensure_ascii=False)
+        console.print(Panel(text(draft), title=f"{seat}: review"))
     else:
-        console.print(Panel(payload.get("view", ""), title=f"what {seat} knows", expand=False))
+        view = text(payload.get("view", ""))
+        console.print(Panel(view, title=f"what {seat} knows", expand=False))
     if payload.get("error"):
-        console.print(f"[red]Your last answer was not accepted:[/] {payload['error']}")
-    console.print(f"[bold]{seat}[/], {payload.get('question', '')}")
+        console.print(f"[red]Your last answer was not accepted:[/] {safe(payload['error'])}")
+    console.print(f"[bold]{seat}[/], {safe(payload.get('question', ''))}")
     props = payload.get("schema", {}).get("properties", {})
     text_only = len(props) == 1 and next(iter(props.values())).get("type") == "string"
     if not text_only:
@@ -115,7 +120,7 @@ def terminal_human(payload: dict[str, Any]) -> Any:
             hint = (
                 f" one of {spec['enum']}" if "enum" in spec else f" ({spec.get('type', 'value')})"
             )
-            console.print(f"  {name}:{hint}")
+            console.print(text(f"  {name}:{hint}"))
         console.print("Answer with one JSON object on one line.")
     try:
         line = input("> ")
@@ -126,14 +131,42 @@ def terminal_human(payload: dict[str, Any]) -> Any:
     return line
 
 
-def _progress_printer():
+PROGRESS_KINDS = ("narration", "inject", "answer", "verdict", "incident")
+
+
+def _progress_printer(shown=lambda event: True):
+    """Print the game's public-facing events as they happen; `shown` says which events the
+    people at this terminal may see (wargraph.terminal.audience_filter)."""
+
     def show(node: str, values: dict[str, Any]) -> None:
         for e in values.get("events", []) or []:
-            if e.get("kind") in ("narration", "inject", "answer", "verdict", "incident"):
-                console.print(f"[dim]round {e['round']}[/] [bold]{e['author']}[/] · {e['kind']}")
-                console.print("  " + str(e["text"])[:400].replace("\n", "\n  "), highlight=False)
+            if e.get("kind") in PROGRESS_KINDS and shown(e):
+                console.print(
+                    f"[dim]round {safe(e['round'])}[/] [bold]{safe(e['author'])}[/] · "
+                    f"{safe(e['kind'])}"
+                )
+                body = "  " + str(e["text"])[:400].replace("\n", "\n  ")
+                console.print(text(body), highlight=False)
 
     return show
+
+
+SHOW_HELP = (
+    "What the progress shows: 'seats' (with --human: only what the people's seats may see) "
+    "or 'all' (the facilitator's full view, every seat's secrets)."
+)
+
+
+def _check_show(show: str) -> str:
+    if show not in SHOW_CHOICES:
+        raise typer.BadParameter(f"{show!r}: expected one of {', '.join(SHOW_CHOICES)}")
+    return show
+
+
+def _seat_progress(scenario, humans: list[str], show: str):
+    from wargraph.terminal import audience_filter
+
+    return _progress_printer(audience_filter(scenario, humans, show))
 
 
 def _report(result) -> None:
@@ -142,23 +175,25 @@ def _report(result) -> None:
         fail(result.values["error"])
     if result.out_dir:
         trace = result.out_dir / "trace.jsonl"
-        console.print(summary_text(trace, result.thread_id), highlight=False)
-        console.print(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
+        console.print(text(summary_text(trace, result.thread_id)), highlight=False)
+        console.print(
+            text(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
+        )
     if result.interrupts:
-        seats = ", ".join(i["value"].get("seat", "?") for i in result.interrupts)
+        seats = safe(", ".join(str(i["value"].get("seat", "?")) for i in result.interrupts))
         console.print(
             f"[yellow]Waiting for: {seats}.[/] Resume with `wargraph resume --thread "
-            f"{result.thread_id}`."
+            f"{safe(result.thread_id)}`."
         )
     elif result.finished:
-        console.print(f"[green]Game over[/] after round {result.values.get('round')}.")
+        console.print(f"[green]Game over[/] after round {safe(result.values.get('round'))}.")
     else:
         fail(
             f"the game stopped in round {result.values.get('round')} before its end; continue "
             f"it with `wargraph resume --thread {result.thread_id}`",
             1,
         )
-    console.print(f"thread: {result.thread_id}")
+    console.print(text(f"thread: {result.thread_id}"))
 
 
 @app.command()
@@ -190,10 +225,12 @@ def play(
     max_faults: Annotated[
         int, typer.Option(help="Failed model calls in a row before the game stops (resumable).")
     ] = DEFAULT_MAX_FAULTS,
+    show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model)."""
     import uuid
 
+    from wargraph.runner import check_scenario
     from wargraph.runner import play as run_play
 
     thread = _on_thread(thread or uuid.uuid4().hex[:12])
@@ -208,16 +245,16 @@ def play(
         overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
     try:
         ctx = _context(model, role_model, seed, human, max_faults)
-        with console.status(f"playing {scenario} on {model} ..."):
+        sc = check_scenario(scenario, overrides)
+        with console.status(f"playing {safe(scenario)} on {safe(model)} ..."):
             result = run_play(
-                scenario,
-                overrides=overrides,
+                sc,  # checked once, with its overrides applied
                 context=ctx,
                 db=db,
                 thread_id=thread,
                 out_dir=out,
                 human_io=terminal_human,  # asked only when a person's seat or a review waits
-                progress=_progress_printer(),
+                progress=_seat_progress(sc, human, show),
             )
     except ModelUnavailable as exc:
         _stopped(exc)
@@ -233,19 +270,22 @@ def resume(
     out: Annotated[
         Path | None, typer.Option(help="Folder for the records (default: where the game wrote).")
     ] = None,
+    show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
 ) -> None:
     """Continue a stored game from its last checkpoint."""
+    from wargraph.runner import load_run
     from wargraph.runner import resume as run_resume
 
     _on_thread(thread)
     try:
-        with console.status(f"resuming {thread} ..."):
+        sc, ctx = load_run(db, thread)  # its people's seats, for what the terminal shows
+        with console.status(f"resuming {safe(thread)} ..."):
             result = run_resume(
                 db=db,
                 thread_id=thread,
                 out_dir=out,
                 human_io=terminal_human,
-                progress=_progress_printer(),
+                progress=_seat_progress(sc, ctx.humans, show),
             )
     except ModelUnavailable as exc:
         _stopped(exc)
@@ -278,14 +318,14 @@ def scenarios() -> None:
     for name, _path in sorted(shipped_scenarios().items()):
         try:
             sc = load_scenario(name)
-            table.add_row(name, sc.family, sc.title, str(len(sc.roles)))
+            table.add_row(text(name), text(sc.family), text(sc.title), str(len(sc.roles)))
         except (ScenarioError, ImportError) as exc:
-            table.add_row(name, "?", f"[red]{str(exc)[:80]}[/]", "")
+            table.add_row(text(name), "?", text(str(exc)[:80], "red"), "")
     console.print(table)
     from wargraph.families import problems
 
     for why in problems().values():  # plug-ins found but unusable: say so, list the rest
-        console.print(f"[yellow]warning[/] {why}")
+        console.print(f"[yellow]warning[/] {safe(why)}")
 
 
 class _Notes:
@@ -299,7 +339,7 @@ class _Notes:
         from wargraph.scenario import ScenarioNote
 
         if issubclass(category, ScenarioNote):
-            err.print(f"[yellow]note:[/] {message}", highlight=False)
+            err.print(f"[yellow]note:[/] {safe(message)}", highlight=False)
         else:
             self.default(message, category, filename, lineno, file, line)
 
@@ -328,7 +368,8 @@ def validate(
     except _known_errors() as exc:
         fail(str(exc))
     console.print(
-        f"[green]ok[/] {sc.title} ({sc.family}, {len(sc.roles)} seats, {sc.rounds} rounds)"
+        f"[green]ok[/] {safe(sc.title)} ({safe(sc.family)}, {len(sc.roles)} seats, "
+        f"{sc.rounds} rounds)"
     )
 
 
@@ -370,7 +411,9 @@ def prepare(
     note = (
         " (the model's answer was unusable: the fallback was used)" if source == "fallback" else ""
     )
-    console.print(f"[green]wrote[/] {output}{note}; play it with `wargraph play {output}`")
+    console.print(
+        f"[green]wrote[/] {safe(output)}{note}; play it with `wargraph play {safe(output)}`"
+    )
 
 
 @app.command()
@@ -389,7 +432,7 @@ def ask(
             answer = ask_record(load_record(record), question, options=option, model=model)
     except _known_errors() as exc:
         fail(str(exc))
-    console.print(answer)
+    console.print(text(answer))
 
 
 ALLOW_MODEL_HELP = (
@@ -533,7 +576,7 @@ def eval_diplomacy(
             out.mkdir(parents=True, exist_ok=True)
             (out / "promises.json").write_text(json.dumps(judged, indent=2, default=str))
             for name, m in judged.items():
-                console.print(f"promises in {name}: betrayal rates {m['betrayal_rates']}")
+                console.print(text(f"promises in {name}: betrayal rates {m['betrayal_rates']}"))
     except _known_errors() as exc:
         fail(str(exc))
 
@@ -616,7 +659,7 @@ def main() -> None:
     except OSError as exc:  # a path the system refused: which one and what to do, no log
         from wargraph.userfiles import explain_os_error
 
-        err.print(f"[bold red]error:[/] {explain_os_error(exc)}", highlight=False)
+        err.print(f"[bold red]error:[/] {safe(explain_os_error(exc))}", highlight=False)
         raise SystemExit(2) from None
     except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
         import tempfile
@@ -626,7 +669,8 @@ def main() -> None:
         log.write_text(traceback.format_exc(), encoding="utf-8")
         where = f" (thread {_thread[0]})" if _thread else ""
         err.print(
-            f"[bold red]error:[/] unexpected {type(exc).__name__}: {exc}{where}", highlight=False
+            f"[bold red]error:[/] unexpected {type(exc).__name__}: {safe(exc)}{safe(where)}",
+            highlight=False,
         )
         err.print(f"details in {log}; games in progress resume with `wargraph resume`")
         raise SystemExit(1) from None

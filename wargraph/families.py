@@ -16,10 +16,15 @@ others still play.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import importlib.resources
+import os
 import re
+import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -65,25 +70,101 @@ BUILTIN: tuple[Family, ...] = (
 
 
 @cache
-def _registry() -> tuple[dict[str, Family], dict[str, str]]:
-    found = {f.name: f for f in BUILTIN}
+def _declared() -> tuple[dict[str, importlib.metadata.EntryPoint], dict[str, str]]:
+    """Plug-ins by name, from the installed packages' entry-point metadata: nothing imported."""
+    builtin = {f.name for f in BUILTIN}
+    found: dict[str, importlib.metadata.EntryPoint] = {}
     problems: dict[str, str] = {}
     for ep in importlib.metadata.entry_points(group=GROUP):
-        where = f"plug-in {ep.name!r} ({ep.value})"
-        if ep.name in found:
-            problems[ep.name] = f"{where}: the name {ep.name!r} is taken by a built-in family"
-            continue
-        try:
-            fam = ep.load()
-        except Exception as exc:  # a broken plug-in must not take the other games down
-            problems[ep.name] = f"{where}: cannot be loaded ({type(exc).__name__}: {exc})"
-            continue
-        why = _invalid(fam, ep.name)
-        if why:
-            problems[ep.name] = f"{where}: {why}"
-            continue
-        found[ep.name] = fam
+        if ep.name in builtin:
+            problems[ep.name] = f"{_where(ep)}: the name {ep.name!r} is taken by a built-in family"
+        else:
+            found.setdefault(ep.name, ep)
     return found, problems
+
+
+_loaded: dict[str, Family] = {}
+_failed: dict[str, str] = {}
+
+
+def _where(ep: importlib.metadata.EntryPoint) -> str:
+    return f"plug-in {ep.name!r} ({ep.value})"
+
+
+def _load(name: str) -> Family | None:
+    """Import one plug-in, the first time its family is used; None if it cannot be used (the
+    reason is then in `_failed`)."""
+    if name in _loaded or name in _failed:
+        return _loaded.get(name)
+    ep = _declared()[0][name]
+    where = _where(ep)
+    try:
+        fam = guarded_import(where, ep.load)
+    except PluginError as exc:
+        _failed[name] = str(exc)
+        return None
+    why = _invalid(fam, name)
+    if why:
+        _failed[name] = f"{where}: {why}"
+        return None
+    _loaded[name] = fam
+    return fam
+
+
+class PluginError(Exception):
+    """A plug-in's code failed or tried to end the program while it was imported."""
+
+
+# A plug-in that takes longer than this to import is named on stderr while it goes on.
+SLOW_IMPORT_S = 10.0
+
+
+def guarded_import(where: str, load: Callable[[], Any]) -> Any:
+    """`load()` (an import of plug-in code) with its output kept off stdout and `SystemExit`
+    contained; every failure names `where`. It runs in the calling thread (an import cannot be
+    abandoned safely in another one): a plug-in that hangs is named on stderr after
+    SLOW_IMPORT_S and can be stopped with Ctrl-C, and only commands that use its family import it.
+    """
+    slow = threading.Timer(
+        SLOW_IMPORT_S,
+        lambda: print(
+            f"note: {where} is still importing after {SLOW_IMPORT_S:.0f} s; Ctrl-C stops it",
+            file=sys.stderr,
+            flush=True,
+        ),
+    )
+    slow.daemon = True
+    slow.start()
+    try:
+        with _stdout_to_stderr():
+            return load()
+    except SystemExit as exc:
+        raise PluginError(f"{where}: exits at import (SystemExit({exc.code!r}))") from None
+    except Exception as exc:  # a broken plug-in must not take the other games down
+        raise PluginError(f"{where}: cannot be loaded ({type(exc).__name__}: {exc})") from None
+    finally:
+        slow.cancel()
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """Everything written to stdout meanwhile, by Python or by C code on file descriptor 1, goes
+    to stderr: a command's output (e.g. `wargraph graph`) stays what the command printed."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no file descriptor 1 (a closed stdout): Python-level redirect only
+        saved = None
+    try:
+        if saved is not None:
+            os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _invalid(fam: Any, name: str) -> str | None:
@@ -100,56 +181,91 @@ def _invalid(fam: Any, name: str) -> str | None:
 
 def refresh() -> None:
     """Read the entry points again (after installing or removing a plug-in in this process)."""
-    _registry.cache_clear()
+    _declared.cache_clear()
+    _loaded.clear()
+    _failed.clear()
+
+
+def names() -> list[str]:
+    """Every family's name, built-ins first, from metadata alone: no plug-in is imported."""
+    return [f.name for f in BUILTIN] + list(_declared()[0])
 
 
 def families() -> dict[str, Family]:
-    """Every usable family by name: the built-ins first, then plug-ins."""
-    return dict(_registry()[0])
+    """Every usable family by name: the built-ins first, then plug-ins (this imports every
+    plug-in; commands for one game use `get`)."""
+    found = {f.name: f for f in BUILTIN}
+    for name in _declared()[0]:
+        fam = _load(name)
+        if fam is not None:
+            found[name] = fam
+    return found
 
 
 def problems() -> dict[str, str]:
-    """Plug-ins that were found but cannot be used, with the reason."""
-    return dict(_registry()[1])
+    """Plug-ins that were found but cannot be used, with the reason (imports every plug-in)."""
+    families()
+    return {**_declared()[1], **_failed}
 
 
 def get(name: str) -> Family:
-    fams, bad = _registry()
-    if name in fams:
-        return fams[name]
-    if name in bad:
-        raise FamilyError(bad[name])
-    raise FamilyError(f"unknown game family {name!r} (known: {sorted(fams)})")
+    """A family by name; a plug-in is imported here, the first time it is asked for."""
+    builtin = next((f for f in BUILTIN if f.name == name), None)
+    if builtin is not None:
+        return builtin
+    declared, clashes = _declared()
+    if name in declared:
+        fam = _load(name)
+        if fam is None:
+            raise FamilyError(_failed[name])
+        return fam
+    if name in clashes:
+        raise FamilyError(clashes[name])
+    raise FamilyError(f"unknown game family {name!r} (known: {sorted(names())})")
 
 
 def scenario_class(name: str) -> type:
     fam = get(name)
     module, _, cls = fam.scenario_class.partition(":")
     try:
-        return getattr(importlib.import_module(module), cls)
-    except (ImportError, AttributeError) as exc:
+        return getattr(_import(name, module), cls)
+    except (ImportError, AttributeError, PluginError) as exc:
         raise FamilyError(
             f"family {name!r}: its scenario class {fam.scenario_class} cannot be loaded ({exc})"
         ) from None
 
 
+def _import(family: str, module: str) -> ModuleType:
+    """A family's module; a plug-in's is imported under `guarded_import` the first time."""
+    if module in sys.modules or any(f.name == family for f in BUILTIN):
+        return importlib.import_module(module)
+    return guarded_import(f"plug-in {family!r} ({module})", lambda: importlib.import_module(module))
+
+
 def graph_module(name: str) -> ModuleType:
     fam = get(name)
     try:
-        module = importlib.import_module(fam.graph)
-    except ImportError as exc:
+        module = _import(name, fam.graph)
+    except (ImportError, PluginError) as exc:
         raise FamilyError(f"game family {name!r} is not available ({exc})") from None
     if not callable(getattr(module, "build", None)):
         raise FamilyError(f"family {name!r}: its graph module {fam.graph} has no build(scenario)")
     return module
 
 
-def shipped_scenarios() -> dict[str, Path]:
+def find_shipped(name: str) -> Path | None:
+    """The shipped scenario file of that name: the built-ins' first, so playing a built-in game
+    imports no plug-in; plug-ins are imported only for a name the built-ins do not ship."""
+    return shipped_scenarios(plugins=False).get(name) or shipped_scenarios().get(name)
+
+
+def shipped_scenarios(*, plugins: bool = True) -> dict[str, Path]:
     """Every family's shipped scenario files by name; the first family to ship a name keeps it
-    (built-ins first), so a plug-in cannot shadow a shipped game."""
+    (built-ins first), so a plug-in cannot shadow a shipped game. `plugins=False`: the
+    built-ins' alone (no plug-in imported)."""
     out: dict[str, Path] = {}
     seen: set[str] = set()
-    for fam in families().values():
+    for fam in families().values() if plugins else BUILTIN:
         if not fam.scenarios or fam.scenarios in seen:
             continue
         seen.add(fam.scenarios)

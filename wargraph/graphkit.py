@@ -110,12 +110,34 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
     return setup
 
 
+class UnansweredAsk(RuntimeError):
+    """A phase asked again a question its seat had answered: it never reads that answer, so
+    the game would ask forever (until LangGraph's recursion limit)."""
+
+
+def _check_not_asked_again(name: str, table: Table, update: dict[str, Any]) -> None:
+    if (update.get("pending") or {}).get(CLEAR):
+        return  # the phase cleared its answers: asking anew is a new question
+    answered = table.pending
+    asks: list[Ask] = update["asks"]
+    again = next((a for a in asks if a["id"] in answered), None)
+    if again is None:
+        return
+    raise UnansweredAsk(
+        f"phase {name!r} in round {table.round} asked {again['id']!r} (task "
+        f"{again['task']!r}, seat {again['role']!r}) again after it was answered: the phase "
+        f"looks for the answer under another ask id (the world's order_task is "
+        f"{table.world.order_task!r}; a question's task must match the id its phase reads)"
+    )
+
+
 def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: World) -> Callable:
     def phase(state: KitState, runtime: Runtime[GameContext]) -> dict[str, Any]:
         table = Table(scenario_of(state), context_of(runtime), {**state, "phase": name}, world)
         update = fn(table.state, table) or {}
         update["phase"] = name
         update.setdefault("asks", [])
+        _check_not_asked_again(name, table, update)
         if not update["asks"] and "next" not in update:
             update.update(_after(name, table, update, order, end))
         return update

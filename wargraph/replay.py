@@ -329,9 +329,11 @@ def print_report(result: ReplayResult, console: Any) -> None:
 
     s = result.summary
     src = result.source
+    from wargraph.terminal import safe
+
     console.print(
-        f"[bold]Replay[/] of {src['thread_id']} at {src['phase']}: {len(result.runs)} run(s), "
-        f"change {result.change}"
+        f"[bold]Replay[/] of {safe(src['thread_id'])} at {safe(src['phase'])}: "
+        f"{len(result.runs)} run(s), change {safe(result.change)}"
     )
     if "centres" in s:
         t = Table(title="centres after the replayed phase (runs)")

@@ -13,6 +13,8 @@ import errno
 import json
 import os
 import shutil
+import time
+import uuid
 from pathlib import Path
 
 from wargraph.store import StoreError
@@ -70,9 +72,17 @@ def claim(out: str | Path, thread_id: str, *, new_game: bool) -> Path:
         )
     try:
         path.mkdir(parents=True, exist_ok=True)
-        for leftover in path.glob("*.tmp"):  # of a write killed half-way
+        owner = _take(path, thread_id)
+    except OSError as exc:
+        raise OutputError(f"--out {out}: cannot write there ({_why(exc)})") from None
+    if owner != thread_id:  # another game claimed the folder first
+        raise OutputError(
+            f"--out {out}: the folder holds game {owner!r}; choose another folder "
+            f"(one folder per game) or remove it"
+        )
+    try:
+        for leftover in path.glob("*.tmp"):  # of a write killed half-way (ours: we own it)
             leftover.unlink()
-        _write(path / OWNER, thread_id + "\n")
         if new_game:
             (path / "trace.jsonl").unlink(missing_ok=True)
         free = shutil.disk_usage(path).free
@@ -81,6 +91,46 @@ def claim(out: str | Path, thread_id: str, *, new_game: bool) -> Path:
     if free < MIN_FREE:
         raise OutputError(f"--out {out}: the disk is full ({free} bytes free)")
     return path
+
+
+def _take(path: Path, thread_id: str) -> str:
+    """Name this thread in the folder's marker unless a game already is named there; the owner
+    afterwards. Atomic across processes: the marker is written whole under a name of its own and
+    hard-linked into place (a link never replaces a file), so of two games claiming one new
+    folder exactly one wins and the other reads a complete marker naming the winner."""
+    marker = path / OWNER
+    draft = path / f"{OWNER}.{os.getpid()}.{uuid.uuid4().hex[:8]}.claim"
+    try:
+        _create(draft, thread_id)
+        try:
+            os.link(draft, marker)
+        except FileExistsError:
+            pass
+        except OSError:  # a filesystem without hard links: create-exclusive, then fill in
+            with contextlib.suppress(FileExistsError):
+                _create(marker, thread_id)
+    finally:
+        with contextlib.suppress(OSError):
+            draft.unlink()
+    return _marker_owner(marker)
+
+
+def _create(path: Path, thread_id: str) -> None:
+    """A new file holding the thread id, synced; FileExistsError if the name is taken."""
+    with open(path, "x", encoding="utf-8") as fh:
+        fh.write(thread_id + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _marker_owner(marker: Path, waits: int = 50) -> str:
+    """The thread a marker names; an empty one is being filled in (no-link fallback): wait."""
+    for _ in range(waits):
+        text = marker.read_text(encoding="utf-8").strip()
+        if text:
+            return text
+        time.sleep(0.01)
+    return "?"
 
 
 def adopt_trace(out: Path, earlier: str | Path | None) -> None:

@@ -286,20 +286,22 @@ def _looks_like_path(name_or_path: str) -> bool:
 def resolve_path(name_or_path: str) -> Path:
     """A path (it holds a `/` or ends in .yaml/.yml) is that file; a bare name is the shipped
     scenario of that name, else a file of that name in the working folder."""
+    from wargraph import families
+
     path = Path(name_or_path)
-    shipped = shipped_scenarios()
-    if not _looks_like_path(name_or_path) and name_or_path in shipped:
+    found = None if _looks_like_path(name_or_path) else families.find_shipped(name_or_path)
+    if found is not None:
         note = shadow_note(name_or_path)
         if note:
             warnings.warn(note, ScenarioNote, stacklevel=2)
-        return shipped[name_or_path]
+        return found
     if _looks_like_path(name_or_path) or os.path.lexists(path):
         if not path.exists():
             raise ScenarioError(f"{name_or_path}: no such scenario file")
         return path
     raise ScenarioError(
         f"{name_or_path}: no shipped scenario of that name and no such file "
-        f"(shipped: {', '.join(sorted(shipped))})"
+        f"(shipped: {', '.join(sorted(shipped_scenarios()))})"
     )
 
 
@@ -309,7 +311,9 @@ class ScenarioNote(UserWarning):
 
 def shadow_note(name_or_path: str) -> str | None:
     """When a bare shipped name also names a local file or folder, say which one is used."""
-    if _looks_like_path(name_or_path) or name_or_path not in shipped_scenarios():
+    from wargraph import families
+
+    if _looks_like_path(name_or_path) or families.find_shipped(name_or_path) is None:
         return None
     local = (name_or_path, f"{name_or_path}.yaml", f"{name_or_path}.yml")
     found = next((c for c in local if os.path.lexists(c)), None)

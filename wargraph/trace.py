@@ -48,7 +48,8 @@ def read_trace(path: str | Path) -> list[dict[str, Any]]:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError:  # no trace (or not a file): nothing counted, `failure()` says why
         return out
-    for line in text.splitlines():
+    # by "\n" only: splitlines() also splits on U+2028, U+0085 ... that a JSON string holds raw
+    for line in text.split("\n"):
         line = line.strip()
         if line:
             try:

@@ -15,6 +15,7 @@ from wargraph.evals.experiment.spec import ExperimentError, load_experiment
 from wargraph.models import ModelRefError, endpoint_concurrency, set_endpoint_concurrency
 from wargraph.scenario import ScenarioError
 from wargraph.store import StoreError, describe
+from wargraph.terminal import safe
 
 
 @contextlib.contextmanager
@@ -75,8 +76,8 @@ def run_from_cli(
         where += f", at most {endpoint_concurrency()} calls at once per endpoint"
         store = f", store {describe(db)}" if db else ""
         console.print(
-            f"[bold]{exp.name}[/]: {n} games ({exp.runs} runs x {n // exp.runs} conditions) on "
-            f"{exp.model}, {where}{store} -> {out_dir}/"
+            f"[bold]{safe(exp.name)}[/]: {n} games ({exp.runs} runs x {n // exp.runs} "
+            f"conditions) on {safe(exp.model)}, {safe(where + store)} -> {safe(out_dir)}/"
         )
         with _terminate_as_interrupt():
             if ray:
@@ -88,7 +89,7 @@ def run_from_cli(
             else:
                 result = run_experiment(exp, out_dir, console=console, db=db)
     except (ExperimentError, ScenarioError, GameError, ModelRefError, StoreError) as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {safe(err)}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         console.print(

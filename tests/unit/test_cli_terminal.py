@@ -1,0 +1,149 @@
+"""What `wargraph play` and `wargraph resume` print, through the real command:
+
+- a person's terminal (`--human`) shows only what that seat may see; `--show all` is the
+  facilitator's full view;
+- model and scenario text is printed as text: `[/INST]`, `[/]` (Rich markup) and terminal
+  control sequences (colours, window titles, a cleared screen) in it neither crash the game nor
+  reach the terminal as controls."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.reliability._support import FakeEndpoint
+from wargraph.scenario import shipped_scenarios
+
+WARGRAPH = Path(sys.executable).with_name("wargraph")
+CANARY = "CANARY-INJECT-4b7e"
+ENV = {
+    **os.environ,
+    "NO_COLOR": "1",
+    "TERM": "dumb",
+    "COLUMNS": "200",
+    "OPENAI_API_KEY": "test-key",
+    "LANGSMITH_TRACING": "false",
+}
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def wargraph(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(WARGRAPH), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=ENV,
+        timeout=200,
+    )
+
+
+def crisis_with_private_inject(tmp_path: Path) -> Path:
+    """The shipped crisis, two rounds, with a round-2 inject only azuristan receives."""
+    data = yaml.safe_load(shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8"))
+    data["rounds"] = 2
+    data["injects"] = [
+        {"round": 2, "text": f"Only for azuristan: {CANARY}", "audience": ["azuristan"]}
+    ]
+    path = tmp_path / "private_inject.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+PLANS = "Hold the border and call for talks.\n" * 6
+
+
+@pytest.mark.parametrize("show", ["seats", "all"])
+def test_a_persons_terminal_shows_only_its_seat_in_play_and_resume(tmp_path, show):
+    scenario = crisis_with_private_inject(tmp_path)
+    common = ["--db", str(tmp_path / "g.sqlite")]
+    seat = ["--human", "crimsonia", "--model", "scripted"]
+    # played to the end at once
+    played = wargraph(
+        "play", str(scenario), *seat, *common, "--thread", "p1", "--show", show, cwd=tmp_path,
+        stdin=PLANS,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "Game over" in played.stdout
+    # stopped at the first question (no answer on stdin), then resumed with the answers
+    stopped = wargraph("play", str(scenario), *seat, *common, "--thread", "r1", cwd=tmp_path)
+    assert stopped.returncode == 3, stopped.stdout + stopped.stderr
+    resumed = wargraph(
+        "resume", "--thread", "r1", *common, "--show", show, cwd=tmp_path, stdin=PLANS
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    for out in (played, stopped, resumed):
+        terminal = out.stdout + out.stderr
+        if show == "seats":
+            assert CANARY not in terminal, "azuristan's inject on crimsonia's terminal"
+        assert "inject" in played.stdout or show == "seats"
+    if show == "all":  # the facilitator's view prints it: the test above can fail
+        assert CANARY in played.stdout and CANARY in resumed.stdout
+
+
+def test_no_person_at_the_terminal_prints_every_event_as_before(tmp_path):
+    scenario = crisis_with_private_inject(tmp_path)
+    out = wargraph(
+        "play", str(scenario), "--model", "scripted", "--db", str(tmp_path / "g.sqlite"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert CANARY in out.stdout
+
+
+HOSTILE = (
+    "The river [/INST] rises [/] at [bold]dawn[/bold]\x1b]0;pwned-title\x07 "
+    "\x1b[2J\x1b[31mred\x1b[0m \x9b6n \x07bell \x00nul\x1b[?1049h end."
+)
+SAFE_PART = "The river [/INST] rises [/] at [bold]dawn[/bold]"
+
+
+def markup_scenario(tmp_path: Path) -> Path:
+    path = tmp_path / "markup.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "title": "Markup [/] and \x1b[31mcolour",
+                "setting": "Two neighbours [/INST] quarrel.",
+                "rounds": 2,
+                "players": {"north": {}, "south": {}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_model_text_with_markup_and_controls_is_printed_as_text(tmp_path):
+    endpoint = FakeEndpoint(reply=HOSTILE).start()
+    try:
+        scenario = markup_scenario(tmp_path)
+        model = ["--model", f"openai:fake@{endpoint.url}"]
+        db = ["--db", str(tmp_path / "g.sqlite")]
+        played = wargraph("play", str(scenario), *model, *db, "--thread", "m1", cwd=tmp_path)
+        stopped = wargraph(
+            "play", str(scenario), *model, *db, "--thread", "m2", "--human", "south", cwd=tmp_path
+        )
+        resumed = wargraph(
+            "resume", "--thread", "m2", *db, cwd=tmp_path, stdin="We [/] wait \x1b[2J.\n" * 4
+        )
+    finally:
+        endpoint.stop()
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert stopped.returncode == 3, stopped.stdout + stopped.stderr
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    for out in (played, resumed):
+        assert SAFE_PART in out.stdout  # the narration, word for word
+        assert "red" in out.stdout and "end." in out.stdout
+    for out in (played, stopped, resumed):
+        terminal = out.stdout + out.stderr
+        assert "\x1b" not in terminal and "\x07" not in terminal and "\x9b" not in terminal
+        assert "\x00" not in terminal and "pwned-title" not in terminal
+    assert "Markup [/] and colour" in stopped.stdout or "what south knows" in stopped.stdout
