@@ -39,6 +39,30 @@ class GameContext:
     """Model calls in a row that fail every retry before the game stops (resumable)."""
 
 
+# What a served game's request may set (a run on one's own machine is not limited): a request
+# must not hold a server's worker for hours through a huge timeout or retry count.
+SERVED_BOUNDS: dict[str, tuple[float, float]] = {
+    "temperature": (0.0, 2.0),
+    "max_tokens": (1, 8192),
+    "call_timeout": (1.0, 600.0),
+    "retries": (0, 10),
+    "max_faults": (1, 100),
+}
+
+
+def served_bound_refusal(settings: dict[str, Any]) -> str | None:
+    """Why run settings sent to a server are out of its bounds (None: they are within)."""
+    for name, (low, high) in SERVED_BOUNDS.items():
+        value = settings.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{name}: a number from {low:g} to {high:g}"
+        if not low <= value <= high:
+            return f"{name}: from {low:g} to {high:g} on a served game (got {value:g})"
+    return None
+
+
 def context_of(runtime: Any) -> GameContext:
     """`runtime.context` is None when a run passes no context, even though every field has a default."""
     ctx = getattr(runtime, "context", None)

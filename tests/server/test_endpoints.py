@@ -95,3 +95,32 @@ def test_a_bad_allow_list_stops_the_server_before_it_starts(tmp_path, monkeypatc
     with pytest.raises(ServeError, match="only for openai"):
         start(port=free_port(), state_dir=tmp_path)
     assert not (tmp_path / "langgraph.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"call_timeout": 1e9}, "call_timeout"),
+        ({"retries": 10**6}, "retries"),
+        ({"max_faults": 0}, "max_faults"),
+        ({"max_tokens": 10**5}, "max_tokens"),
+        ({"temperature": -1}, "temperature"),
+        ({"retries": "many"}, "retries"),
+        ({"retries": True}, "retries"),
+    ],
+)
+def test_run_settings_that_would_hold_a_worker_are_refused(settings, named):
+    why = request_refusal({"kwargs": {"context": {"model": "scripted", **settings}}})
+    assert why and why.startswith(named)
+    assert request_refusal({"config": {"configurable": settings}}).startswith(named)
+
+
+def test_run_settings_within_bounds_pass():
+    ok = {
+        "call_timeout": 30.0,
+        "retries": 2,
+        "max_faults": 5,
+        "max_tokens": 200,
+        "temperature": 0.7,
+    }
+    assert request_refusal({"kwargs": {"context": {"model": "scripted", **ok}}}) is None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from wargraph.context import SERVED_BOUNDS, served_bound_refusal
 from wargraph.models import ModelRef, ModelRefError, parse_model_ref
 
 ALLOWED_ENV = "WARGRAPH_ALLOWED_MODELS"
@@ -111,12 +112,31 @@ def _names_a_trace(value: Any) -> bool:
     return False
 
 
+def _settings_in(value: Any) -> list[dict[str, Any]]:
+    """Every mapping in a request that holds run settings (a run's `context` or `configurable`,
+    a facilitator's settings)."""
+    found, stack = [], [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list | tuple):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if any(name in node for name in SERVED_BOUNDS):
+                found.append(node)
+            stack.extend(v for v in node.values() if isinstance(v, dict | list | tuple))
+    return found
+
+
 def request_refusal(value: Any) -> str | None:
     """Why a request may not run as it is (None: it may): a model off the allow-list, or a
     trace file of the server's named by the request."""
     entries = allowed()
     for reference in requested_models(value):
         why = why_refused(reference, entries)
+        if why:
+            return why
+    for settings in _settings_in(value):
+        why = served_bound_refusal(settings)
         if why:
             return why
     if _names_a_trace(value):
