@@ -4,6 +4,7 @@ any game twice, runs `--concurrency` games at once, on `--ray` and on a shared `
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,8 +256,8 @@ def people_commands(s: Setup, games: list[Game], out: Path, db: str | None) -> l
         args += [
             x
             for k, v in cond.overrides.items()
-            if not k.endswith(".kind")
-            for x in ("--set", f"{k}={v}")
+            if not k.endswith(".kind")  # the person's seat is given by --human
+            for x in ("--set", f"{k}={v if isinstance(v, str) else json.dumps(v)}")  # JSON is YAML
         ]
         lines.append(shlex.join(args))
     return lines

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 Ranking = list[list[str]]  # groups best first
 
@@ -40,44 +39,70 @@ class Fit:
         }
 
 
-def _stages(rankings: list[Ranking], index: dict[str, int]) -> list[tuple[list[int], list[int]]]:
-    """(winners of the stage, everyone still in play) for every stage of every game."""
-    stages = []
-    for ranking in rankings:
-        left = [index[e] for group in ranking for e in group]
+@dataclass
+class Stages:
+    """Every stage of every game as arrays: who is still in play (`pool`), how many of them win
+    the stage (`wins` per entrant, `count` in all) and the game each stage belongs to."""
+
+    pool: np.ndarray  # stages x entrants, bool
+    wins: np.ndarray  # stages x entrants, 0/1
+    count: np.ndarray  # stages
+    game: np.ndarray  # stages -> game index
+
+
+def _stages(rankings: list[Ranking], index: dict[str, int]) -> Stages:
+    pool, wins, game = [], [], []
+    for g, ranking in enumerate(rankings):
+        left = np.zeros(len(index), dtype=bool)
+        for group in ranking:
+            left[[index[e] for e in group]] = True
         for group in ranking[:-1]:
-            stages.append(([index[e] for e in group], list(left)))
-            left = [i for i in left if i not in set(index[e] for e in group)]
-    return stages
+            won = np.zeros(len(index))
+            won[[index[e] for e in group]] = 1
+            pool.append(left.copy())
+            wins.append(won)
+            game.append(g)
+            left[[index[e] for e in group]] = False
+    n = len(index)
+    return Stages(
+        np.array(pool, dtype=bool).reshape(-1, n),
+        np.array(wins).reshape(-1, n),
+        np.array([w.sum() for w in wins]),
+        np.array(game, dtype=int),
+    )
 
 
-def _fit(stages: list[tuple[list[int], list[int]]], n: int) -> np.ndarray:
-    def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = RIDGE * float(theta @ theta), 2 * RIDGE * theta
-        for winners, pool in stages:
-            w = np.exp(theta[pool] - theta[pool].max())
-            p = w / w.sum()
-            value -= float(theta[winners].sum()) - len(winners) * (
-                float(np.log(w.sum())) + float(theta[pool].max())
-            )
-            grad[winners] -= 1
-            grad[pool] += len(winners) * p
-        return value, grad
-
-    res = minimize(nll, np.zeros(n), jac=True, method="L-BFGS-B")
-    return res.x - res.x.mean()
+def _fit(st: Stages, weight: np.ndarray | None = None, iterations: int = 50) -> np.ndarray:
+    """Newton's method on the (concave) log-likelihood plus the ridge; `weight` per stage (a
+    bootstrap sample's multiplicity of its game)."""
+    n = st.pool.shape[1]
+    w = np.ones(len(st.count)) if weight is None else weight
+    c = w * st.count
+    won = (w[:, None] * st.wins).sum(axis=0)
+    theta = np.zeros(n)
+    for _ in range(iterations):
+        e = np.where(st.pool, np.exp(theta - theta.max()), 0.0)
+        p = e / e.sum(axis=1, keepdims=True)
+        grad = (c[:, None] * p).sum(axis=0) - won + 2 * RIDGE * theta
+        hess = np.diag((c[:, None] * p).sum(axis=0)) - (p * c[:, None]).T @ p
+        step = np.linalg.solve(hess + 2 * RIDGE * np.eye(n), grad)
+        theta -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return theta - theta.mean()
 
 
 def plackett_luce(
     rankings: list[Ranking], names: list[str], *, bootstrap: int = 200, seed: int = 0
 ) -> Fit:
     index = {n: i for i, n in enumerate(names)}
-    strength = _fit(_stages(rankings, index), len(names))
+    st = _stages(rankings, index)
+    strength = _fit(st)
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(bootstrap):
-        pick = rng.integers(0, len(rankings), len(rankings))
-        draws.append(_fit(_stages([rankings[i] for i in pick], index), len(names)))
+        picks = np.bincount(rng.integers(0, len(rankings), len(rankings)), minlength=len(rankings))
+        draws.append(_fit(st, picks[st.game].astype(float)))
     samples = np.array(draws) if draws else strength[None, :]
     lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
     return Fit(list(names), strength, lo, hi, samples)
