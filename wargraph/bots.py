@@ -44,6 +44,12 @@ def check_bot(name: str) -> str:
     return name
 
 
+def family_of(name: str) -> str:
+    """The game family a bot's strategy plays (its module's: diplomacy or blotto)."""
+    module = BOTS[check_bot(name)].partition(":")[0]
+    return "blotto" if module.endswith("blotto_bots") else module.split(".")[2]
+
+
 def strategy(name: str) -> Strategy:
     module, _, attr = BOTS[check_bot(name)].partition(":")
     return getattr(importlib.import_module(module), attr)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wargraph.bots import family_of, is_bot
 from wargraph.evals.experiment import Experiment, GamePlan, Hooks
 from wargraph.evals.experiment.game import write_json
 from wargraph.evals.experiment.plan import Condition, _fingerprint, _scenario_path
@@ -69,6 +70,11 @@ def setup(t: Tournament) -> Setup:
         raise TournamentError(f"score: centres ranks Diplomacy games, not {sc.family}")
     if t.score.kind == "points" and sc.family != "blotto":
         raise TournamentError(f"score: points ranks Blotto games, not {sc.family}")
+    for name, e in t.entrants.items():
+        if is_bot(e.model) and family_of(e.model.removeprefix("bot:")) != sc.family:
+            raise TournamentError(
+                f"entrants.{name}.model: {e.model} plays {family_of(e.model[4:])}, not {sc.family}"
+            )
     rated = [n for n, e in t.entrants.items() if e.rated]
     return Setup(t, path, text, seats, rated)
 

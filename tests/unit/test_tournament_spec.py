@@ -59,6 +59,10 @@ def test_missing_file(tmp_path):
         ("seats: [north, west]\n", "seats: ['west'] are not players of blotto"),
         ("family: diplomacy\n", "family: the scenario blotto is a blotto game, not diplomacy"),
         ("score: centres\n", "score: centres ranks Diplomacy games, not blotto"),
+        (
+            "entrants: {a: {model: 'bot:greedy'}, b: {}}\n",
+            "entrants.a.model: bot:greedy plays diplomacy, not blotto",
+        ),
     ],
 )
 def test_scenario_checks(tmp_path, extra, expected):
