@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -123,16 +124,35 @@ class Tournament(BaseModel):
         return self
 
 
+def shipped_tournaments() -> dict[str, Path]:
+    root = importlib.resources.files("wargraph.evals") / "tournaments"
+    try:
+        return {Path(p.name).stem: Path(str(p)) for p in root.iterdir() if p.name.endswith(".yaml")}
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+
+
+def resolve_tournament(source: str | Path) -> Path:
+    """A file, or the name of a shipped tournament (evals/tournaments/NAME.yaml)."""
+    path = Path(source)
+    if path.is_file():
+        return path
+    shipped = shipped_tournaments()
+    if path.suffix not in (".yaml", ".yml") and str(source) in shipped:
+        return shipped[str(source)]
+    raise TournamentError(
+        f"{source}: no such tournament file (shipped: {', '.join(sorted(shipped)) or 'none'})"
+    )
+
+
 def load_tournament(source: str | Path | dict[str, Any], *, model: str | None = None) -> Tournament:
     """Read and validate a tournament file. `model` replaces every entrant's model except bots
     and people (a quick check of the harness with `scripted`)."""
     if isinstance(source, dict):
         data, where, base = dict(source), "<tournament>", "."
     else:
-        path = Path(source)
+        path = resolve_tournament(source)
         where, base = str(path), str(path.parent)
-        if not path.is_file():
-            raise TournamentError(f"{path}: no such tournament file")
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as err:

@@ -48,9 +48,10 @@ def test_bad_files_name_file_and_field(tmp_path, text, expected):
     assert str(path) in str(err.value) and expected in str(err.value)
 
 
-def test_missing_file(tmp_path):
-    with pytest.raises(TournamentError, match="no such tournament file"):
+def test_missing_file_and_shipped_names(tmp_path):
+    with pytest.raises(TournamentError, match="no such tournament file .shipped: blotto_bots"):
         load_tournament(tmp_path / "none.yaml")
+    assert load_tournament("blotto_bots").name == "blotto_bots"
 
 
 @pytest.mark.parametrize(
