@@ -107,3 +107,51 @@ def test_a_bot_answers_other_asks_like_the_scripted_decider():
     }
     schema = schema_for(ask)
     assert BotDecider("greedy", 1).decide(ask, schema) == ScriptedDecider(1).decide(ask, schema)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "overrides", "bot_seat", "other"),
+    [
+        ("blotto", {"rounds": 2, "blotto.exchanges": 0, "questions": []}, "north", "south"),
+        (
+            "diplomacy",
+            {
+                "diplomacy.max_year": 1901,
+                "diplomacy.negotiation_rounds": 0,
+                "diplomacy.diary": False,
+                "diplomacy.maps": "none",
+            },
+            "FRANCE",
+            "GERMANY",
+        ),
+    ],
+)
+def test_only_bot_seats_get_facts(tmp_path, monkeypatch, scenario, overrides, bot_seat, other):
+    """The board facts ride on a bot's asks only: a model's asks (and checkpoints) stay lean."""
+    from wargraph import bots, deciders
+    from wargraph.context import GameContext
+    from wargraph.runner import play
+
+    seen: dict[str, list[bool]] = {}
+
+    def spy(cls):
+        original = cls.decide
+
+        def decide(self, ask, schema, *, memory=""):
+            seen.setdefault(ask["role"], []).append("facts" in ask)
+            return original(self, ask, schema, memory=memory)
+
+        monkeypatch.setattr(cls, "decide", decide)
+
+    spy(bots.BotDecider)
+    spy(deciders.ScriptedDecider)
+    bot = "bot:best_response" if scenario == "blotto" else "bot:greedy"
+    res = play(
+        scenario,
+        overrides=overrides,
+        context=GameContext(model="scripted", role_models={bot_seat: bot}),
+        db=tmp_path / "g.sqlite",
+        out_dir=tmp_path / "g",
+    )
+    assert res.record["done"]
+    assert any(seen[bot_seat]) and not any(seen[other])
