@@ -16,6 +16,8 @@ noisy neighbour better than absolute numbers do.
 7. `free_text`      one-text-field answers: plain text vs JSON under a grammar, per-call speed
 8. `diplomacy_lean` Diplomacy's cost per phase, engine work vs a bare engine loop, order prompt
                     tokens per section with long diaries and messages
+9. `tournament`     a scripted Diplomacy tournament's harness cost: games per minute in-process
+                    and on Ray, the report's cost from stored games
 """
 
 from __future__ import annotations
@@ -36,4 +38,5 @@ BENCHMARKS = (
     "scale",
     "free_text",
     "diplomacy_lean",
+    "tournament",
 )

@@ -647,6 +647,47 @@ def experiment(
         raise typer.Exit(code)
 
 
+@app.command()
+def tournament(
+    file: Annotated[str, typer.Argument(help="Tournament YAML (evals/tournaments/*.yaml).")],
+    out: Annotated[
+        Path | None, typer.Option(help="Folder (default runs/tournaments/NAME).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Every entrant's model but bots' and people's (checks).")
+    ] = None,
+    db: Annotated[str | None, typer.Option(help="Checkpoint store (as for experiment).")] = None,
+    ray: Annotated[str | None, typer.Option(help="Games as Ray tasks (as for experiment).")] = None,
+    cpus_per_game: Annotated[float, typer.Option(help="With --ray: CPUs per game.")] = 1.0,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, max=64, help="Games at once in this process.")
+    ] = None,
+    endpoint_concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Model calls at once per endpoint.")
+    ] = None,
+    report_only: Annotated[
+        bool, typer.Option("--report-only", help="Rebuild the report from the stored games.")
+    ] = False,
+) -> None:
+    """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
+    from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
+
+    code = run_tournament_cli(
+        file,
+        out=out,
+        model=model,
+        db=db,
+        ray=ray,
+        cpus_per_game=cpus_per_game,
+        concurrency=concurrency,
+        calls_per_endpoint=endpoint_concurrency,
+        only_report=report_only,
+        console=console,
+    )
+    if code:
+        raise typer.Exit(code)
+
+
 def main() -> None:
     """The console entry point: an unexpected failure is one clear line, its details in a log."""
     try:

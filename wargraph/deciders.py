@@ -19,6 +19,8 @@ from typing import Any, NotRequired
 from pydantic import BaseModel, ValidationError
 from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
 
+from wargraph.bots import PREFIX as BOT_PREFIX
+from wargraph.bots import BotDecider, is_bot
 from wargraph.faults import (
     DEFAULT_MAX_FAULTS,
     ModelUnavailable,
@@ -72,6 +74,7 @@ class Ask(TypedDict):
     reviewable: NotRequired[bool]
     memory_slot: NotRequired[str]  # remember the answer under this key (replaces older)
     scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
+    facts: NotRequired[dict[str, Any]]  # public facts a bot seat reads (never shown to a model)
     notes_from: NotRequired[int]  # the seat reads its private notes from this round on
 
 
@@ -459,10 +462,12 @@ class HumanDecider:
                 error = str(err)
 
 
-def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider:
+def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider | BotDecider:
     kind = seat.get("kind", "ai")
     if kind == "human":
         return HumanDecider()
+    if is_bot(seat.get("model")):
+        return BotDecider(str(seat["model"]).removeprefix(BOT_PREFIX), int(seat.get("seed", 0)))
     if kind == "scripted" or seat.get("model") == "scripted":
         return ScriptedDecider(int(seat.get("seed", 0)))
     return LLMDecider(seat)

@@ -19,7 +19,7 @@ from pydantic import PrivateAttr
 
 from wargraph.llama_build import BuildUnusable, check_build, uses_amx
 
-Provider = Literal["embedded", "gguf", "openai", "scripted"]
+Provider = Literal["embedded", "gguf", "openai", "scripted", "bot"]
 DEFAULT_MODEL = "embedded"
 
 
@@ -36,8 +36,8 @@ class ModelRef:
     def __str__(self) -> str:
         if self.provider in ("embedded", "scripted"):
             return self.provider
-        if self.provider == "gguf":
-            return f"gguf:{self.name}"
+        if self.provider in ("gguf", "bot"):
+            return f"{self.provider}:{self.name}"
         return f"openai:{self.name}" + (f"@{self.base_url}" if self.base_url else "")
 
 
@@ -49,14 +49,21 @@ def parse_model_ref(ref: str | None) -> ModelRef:
     kind, sep, rest = ref.partition(":")
     if sep and kind == "gguf" and rest:
         return ModelRef("gguf", rest)
+    if sep and kind == "bot":  # a scripted bot of known strength (wargraph.bots)
+        from wargraph.bots import check_bot
+
+        try:
+            return ModelRef("bot", check_bot(rest))
+        except ValueError as err:
+            raise ModelRefError(f"model {ref!r}: {err}") from None
     if sep and kind == "openai" and rest:
         name, at, url = rest.partition("@")
         if not name or (at and not url):
             raise ModelRefError(f"model {ref!r}: expected openai:<model>[@<base_url>]")
         return ModelRef("openai", name, url or None)
     raise ModelRefError(
-        f"model {ref!r}: expected embedded, scripted, gguf:/path/to/model.gguf "
-        "or openai:<model>[@<base_url>]"
+        f"model {ref!r}: expected embedded, scripted, gguf:/path/to/model.gguf, "
+        "openai:<model>[@<base_url>] or bot:<name>"
     )
 
 
@@ -253,8 +260,8 @@ def chat_model(
     key = (str(ref), temperature, max_tokens, seed, timeout)
     if key in _CHAT_CACHE:
         return _CHAT_CACHE[key]
-    if ref.provider == "scripted":
-        raise ModelRefError("the scripted decider has no chat model")
+    if ref.provider in ("scripted", "bot"):
+        raise ModelRefError(f"{ref} is scripted: it has no chat model")
     if ref.provider in ("embedded", "gguf"):
         path = str(embedded_model_path()) if ref.provider == "embedded" else ref.name
         model: BaseChatModel = LlamaCppChat(

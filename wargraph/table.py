@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from wargraph.bots import is_bot
 from wargraph.context import GameContext
 from wargraph.deciders import Ask, Seat, stable_seed
 from wargraph.scenario import Scenario, validate_data
@@ -96,7 +97,9 @@ class Table:
         model = ctx.role_models.get(role) or model or ctx.model
         if role in ctx.humans:
             kind = "human"
-        elif model == "scripted" and kind != "human":  # a scenario's person stays a person
+        elif (
+            model == "scripted" or is_bot(model)
+        ) and kind != "human":  # a scenario's person stays a person
             kind = "scripted"
         return {
             "kind": kind,
@@ -148,6 +151,8 @@ class Table:
             scripted=q.scripted,
             seat_as=q.seat_as,
         )
+        if q.facts:
+            ask["facts"] = q.facts
         if q.seat:
             ask["seat"] = {**(ask.get("seat") or {}), **q.seat}  # type: ignore[typeddict-item]
         if q.max_tokens:

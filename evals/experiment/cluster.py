@@ -178,6 +178,7 @@ def run_experiment_on_ray(
     console: Any = None,
     report: bool = True,
     held_wait_s: float = 1.0,
+    plans: list[GamePlan] | None = None,
 ) -> ExperimentResult:
     """Run every game not yet finished as a Ray task, then write the report.
 
@@ -190,9 +191,9 @@ def run_experiment_on_ray(
     continues from the store (finished by then, it is only judged). `worker_hook(plan, node)`
     runs on the worker after each step (tests use it to find the worker to kill). On Ctrl-C
     the running games are stopped where they are; their checkpoints stay and the next run
-    continues them."""
+    continues them. `plans`: the games to play, when another planner made them."""
     out = out_path(exp, out_dir)
-    plans = plan_games(exp)
+    plans = plan_games(exp) if plans is None else plans
     store = str(db) if db is not None else str(out / "checkpoints.sqlite")
     if address not in ("auto", "local") and not is_url(store):
         raise ExperimentError(

@@ -135,6 +135,7 @@ def run_experiment(
     report: bool = True,
     db: str | Path | None = None,
     held_wait_s: float = 1.0,
+    plans: list[GamePlan] | None = None,
 ) -> ExperimentResult:
     """Run every game not yet finished, `concurrency` at a time, then write the report.
 
@@ -144,9 +145,10 @@ def run_experiment(
     checkpoints stay, and KeyboardInterrupt is raised again: run the experiment again to resume.
     `db`: the checkpoint store (default `<out>/checkpoints.sqlite`; a `postgresql://` URL
     shares it with other machines). A second run on the same folder is refused while one runs.
+    `plans`: the games to play, when another planner made them (a tournament's schedule).
     """
     out = out_path(exp, out_dir)
-    plans = plan_games(exp)
+    plans = plan_games(exp) if plans is None else plans
     store = db if db is not None else out / "checkpoints.sqlite"
     check_store(store)
     with folder_lock(out):

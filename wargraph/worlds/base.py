@@ -47,6 +47,7 @@ class Question:
     fallback: dict[str, Any]
     schema_args: dict[str, Any] | None = None
     scripted: dict[str, Any] | None = None
+    facts: dict[str, Any] | None = None  # public facts for a bot seat (wargraph.bots)
     reviewable: bool = False
     memory_slot: str | None = None
     max_tokens: int | None = None  # room for the answer to finish (a cut-off JSON is invalid)

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
+from wargraph.bots import is_bot
 from wargraph.deciders import register_schema
 from wargraph.prompts import render_prompt
 from wargraph.scenario import Scenario, ScenarioError
@@ -250,6 +251,7 @@ class BlottoWorld(World):
             schema=SCHEMA,
             schema_args={"fronts": list(cfg.fronts), "budget": cfg.budget},
             fallback=even_split(list(cfg.fronts), cfg.budget),
+            facts=_bot_facts(table, side),
         )
 
     # setup: the rules are public, so every side (and the control) reads them from round 0
@@ -418,6 +420,17 @@ class BlottoWorld(World):
             "revisions": sum(int(e["data"].get("revisions", 0)) for e in verdicts),
             "scaled": sum(e["data"]["status"] == self.give_up_status for e in verdicts),
         }
+
+
+def _bot_facts(table: Table, side: str) -> dict[str, Any] | None:
+    """What a bot seat reads (wargraph.bots): the fronts, the budget and last round's public
+    allocations; only on a bot's ask."""
+    if not is_bot(table.seat(side).get("model")):
+        return None
+    cfg = _blotto(table).blotto
+    results = [e for e in table.state.get("events", []) if e["kind"] == "result"]
+    last = results[-1]["data"]["allocations"] if results else {}
+    return {"side": side, "fronts": dict(cfg.fronts), "budget": cfg.budget, "last": last}
 
 
 def even_split(fronts: list[str], budget: int) -> Allocation:

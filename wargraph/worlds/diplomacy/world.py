@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model, model_validator
 
+from wargraph.bots import is_bot
 from wargraph.deciders import register_schema
 from wargraph.prompts import render_prompt
 from wargraph.scenario import MemoryPolicy, Role, Scenario
@@ -470,6 +471,17 @@ def _fallback_orders(table: Table, power: str, legal: dict[str, list[str]]) -> d
     return dict(zip(legal, holds, strict=False))
 
 
+def _bot_facts(table: Table, power: str, legal: dict[str, list[str]]) -> dict[str, Any] | None:
+    """What a bot seat reads (wargraph.bots): its units with their nearest unowned centres and
+    legal orders. Public board facts, and only on a bot's ask (a model's checkpoint stays lean)."""
+    if not is_bot(table.seat(power).get("model")):
+        return None
+    blocks = _position(table).derived(
+        ("bot", power), lambda game: W.unit_blocks(game, power, n_foreign=0, legal=legal)
+    )
+    return {"power": power, "phase_type": _info(table).type, "units": blocks}
+
+
 def _legal_lists(legal: dict[str, list[str]]) -> str:
     """Adjustments have no unit blocks with legal orders: list the options of each slot."""
     return "\n" + "\n".join(f"{k}: {' | '.join(opts)}" for k, opts in legal.items())
@@ -767,6 +779,7 @@ class DiplomacyWorld(base.World):
             fallback=_fallback_orders(table, power, legal),
             memory_slot=NOTE_SLOT,
             max_tokens=_orders_tokens(legal),
+            facts=_bot_facts(table, power, legal),
         )
 
     def order_question(self, table: Table, actor: str, *, team: str | None = None) -> Question:

@@ -1,0 +1,68 @@
+"""A tournament killed with SIGKILL mid-run resumes without playing any game twice: the games
+finished before the kill are skipped (their files untouched), the game cut off continues from
+its checkpoint, and every scheduled game ends with exactly one outcome."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wargraph.evals.experiment import Hooks
+from wargraph.evals.tournament import load_tournament, run_tournament
+
+SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "tournaments" / "diplomacy_bots.yaml"
+
+
+def outcomes(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.glob("games/*/*/outcome.json")}
+
+
+@pytest.mark.slow
+def test_killed_tournament_resumes_without_replaying(tmp_path):
+    data = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
+    data.update(rotations=2, concurrency=1)  # 6 games, one at a time
+    data["set"]["diplomacy.max_year"] = 1903
+    file = tmp_path / "t.yaml"
+    file.write_text(yaml.safe_dump(data), encoding="utf-8")
+    out = tmp_path / "out"
+    wargraph = str(Path(sys.executable).parent / "wargraph")
+    proc = subprocess.Popen(
+        [wargraph, "tournament", str(file), "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while len(outcomes(out)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        time.sleep(0.3)  # into the next game
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    before = outcomes(out)
+    assert 2 <= len(before) < 6, "the kill must land mid-tournament"
+
+    t = load_tournament(file)
+    seen: list[str] = []
+    result = run_tournament(
+        t, out, show_progress=False, hooks=Hooks(game_done=lambda o, how: seen.append(how))
+    )
+    after = outcomes(out)
+    assert len(after) == 6
+    assert result.counts["skipped"] == len(before)
+    assert result.counts["played"] + result.counts["resumed"] == 6 - len(before) == len(seen)
+    for name, blob in before.items():
+        assert after[name] == blob  # finished before the kill: not played or rewritten
+    hows = [json.loads(b)["how"] for b in after.values()]
+    assert set(hows) <= {"played", "resumed"}
+    assert len(result.standing.rows) == 6
+    print("killed after", len(before), "games; second run:", dict(result.counts))
