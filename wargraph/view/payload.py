@@ -1,0 +1,282 @@
+"""What the page shows, built from a game's record and trace: phases in the game's order, each
+phase's events and model calls, per seat; who had each private event in a prompt; costs."""
+
+from __future__ import annotations
+
+import shlex
+from collections import defaultdict
+from typing import Any
+
+from wargraph.state import EVERYONE
+from wargraph.view.pack import Lines
+
+# Trace lines that stand for a question asked of a seat (the rest are stops and notes).
+ASKED = ("call", "rejected", "fallback", "fault", "scripted", "human")
+NEEDLE = 42  # characters of an event's first quoted line that identify it in a prompt
+
+
+def _key(round_: Any, phase: Any) -> str:
+    return f"r{round_}.{phase}"
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def seats_and_groups(record: dict[str, Any]) -> tuple[list[str], dict[str, list[str]]]:
+    """The seats in the scenario's order (players, then the control) and the groups each seat
+    belongs to (itself and its teams: an event addressed to a team reaches its members)."""
+    from wargraph.scenario import ScenarioError, validate_data
+
+    spec = record.get("scenario") or {}
+    try:
+        sc = validate_data(spec, "record.json")
+        seats = list(sc.roles)
+        return seats, {s: sorted(sc.groups_of(s)) for s in seats}
+    except (ScenarioError, ValueError, TypeError, KeyError):
+        # an unknown (plug-in) family or an old record: the players and authors it names
+        players = list((spec.get("players") or {}) if isinstance(spec, dict) else [])
+        authors = [e.get("author") for e in record.get("events", []) if isinstance(e, dict)]
+        seats = list(dict.fromkeys([*players, *(a for a in authors if isinstance(a, str))]))
+        return seats, {s: [s] for s in seats}
+
+
+def _phases(events: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """(round, phase) in the game's order: rounds ascending, phases in the order they first
+    appear (a call comes before the events it leads to)."""
+    order: dict[tuple[int, str], int] = {}
+    for n, item in enumerate([*calls, *events]):
+        key = (_int(item.get("round")), str(item.get("phase") or item.get("node") or "?"))
+        order.setdefault(key, n)
+    first_in_round: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for key in order:
+        first_in_round[key[0]].append(key)
+    out: list[tuple[int, str]] = []
+    for rnd in sorted(first_in_round):
+        out += sorted(first_in_round[rnd], key=order.__getitem__)
+    return out
+
+
+def _call(entry: dict[str, Any], p: int, lines: Lines) -> dict[str, Any]:
+    msgs = entry.get("messages") or []
+    out = entry.get("output")
+    call: dict[str, Any] = {
+        "p": p,
+        "role": str(entry.get("role", "?")),
+        "task": str(entry.get("task", "")),
+        "node": str(entry.get("node", "")),
+        "ev": str(entry.get("event", "")),
+        "model": str(
+            entry.get("model", "") or ("scripted" if entry.get("event") == "scripted" else "")
+        ),
+        "attempt": _int(entry.get("attempt")),
+        "pt": _int(entry.get("prompt_tokens")),
+        "ct": _int(entry.get("completion_tokens")),
+        "lat": float(entry.get("latency_s") or 0.0),
+        "msgs": [
+            [str(m.get("role", "")), lines.ids(m.get("content", ""))]
+            for m in msgs
+            if isinstance(m, dict)
+        ],
+        "size": sum(len(str(m.get("content", ""))) for m in msgs if isinstance(m, dict)),
+    }
+    if out not in (None, ""):
+        call["out"] = lines.ids(out if isinstance(out, str) else _plain(out))
+    reason = entry.get("reason") or entry.get("error") or entry.get("cause")
+    if reason:
+        call["reason"] = str(reason)
+    return call
+
+
+def _plain(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def _needle(text: Any) -> str | None:
+    """The start of an event's first line as a view quotes it (`views.quote`)."""
+    for line in str(text or "").splitlines():
+        if line.strip():
+            return ("> " + line)[:NEEDLE]
+    return None
+
+
+def knowledge(events: list[dict[str, Any]], calls: list[dict[str, Any]], lines: Lines) -> None:
+    """For each event, per seat, the first call whose prompt quoted it (`seen`: seat -> call
+    number), at or after the event's own phase. Looked up by the quoted line's start, so the
+    cost is one pass over the prompts, not events x prompts."""
+    by_start: dict[str, list[int]] = defaultdict(list)  # a quoted line's start -> line ids
+    for lid, line in enumerate(lines.table):
+        if line.startswith("> "):
+            by_start[line[:NEEDLE]].append(lid)
+    first: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for ci, call in enumerate(calls):
+        for _, ids in call["msgs"]:
+            for lid in ids:
+                seats = first[lid]
+                mine = seats[call["role"]]
+                if not mine or mine[-1] != ci:
+                    mine.append(ci)
+    for ev in events:
+        needle = ev.pop("_needle", None)
+        if not needle:
+            continue
+        seen: dict[str, int] = {}
+        for lid in by_start.get(needle, ()):
+            line = lines.table[lid]
+            if len(needle) < NEEDLE and line != needle and not line.startswith(needle + " "):
+                continue  # a short line matches a whole line (or one cut with an ellipsis)
+            for seat, cis in first.get(lid, {}).items():
+                for ci in cis:
+                    if calls[ci]["p"] >= ev["p"]:
+                        if seat not in seen or ci < seen[seat]:
+                            seen[seat] = ci
+                        break
+        if seen:
+            ev["seen"] = seen
+
+
+def costs(calls: list[dict[str, Any]], seats: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for s in [*seats, *(c["role"] for c in calls)]:
+        out.setdefault(
+            s,
+            {
+                "calls": 0,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "latency_s": 0.0,
+                "reasked": 0,
+                "fallbacks": 0,
+                "faults": 0,
+                "models": [],
+            },
+        )
+    for c in calls:
+        row = out[c["role"]]
+        if c["ev"] in ("call", "scripted", "human"):
+            row["calls"] += 1
+            row["prompt_tokens"] += c["pt"]
+            row["completion_tokens"] += c["ct"]
+            row["latency_s"] = round(row["latency_s"] + c["lat"], 4)
+            if c["attempt"] > 1:
+                row["reasked"] += 1
+        elif c["ev"] == "fallback":
+            row["fallbacks"] += 1
+        elif c["ev"] == "fault":
+            row["faults"] += 1
+        if c["model"] and c["model"] not in row["models"]:
+            row["models"].append(c["model"])
+    return out
+
+
+def replay_command(thread: str, where: str, db: str | None, set_: list[str] | None = None) -> str:
+    parts = ["wargraph", "replay", "--db", db or "wargraph.sqlite", "--thread", thread]
+    parts += ["--phase", where, "--runs", "3"]
+    for s in set_ or ():
+        parts += ["--set", s]
+    return shlex.join(parts)
+
+
+def build_payload(
+    record: dict[str, Any],
+    trace: list[dict[str, Any]],
+    *,
+    db: str | None = None,
+    panels: Any = None,
+) -> dict[str, Any]:
+    """The page's data. `panels(record, phases, lines)` adds a family's panels per phase
+    (`phases` is the list of (round, phase) keys in order)."""
+    lines = Lines()
+    spec = record.get("scenario") or {}
+    seats, groups = seats_and_groups(record)
+    events_in = [e for e in record.get("events", []) if isinstance(e, dict)]
+    asked = [t for t in trace if isinstance(t, dict) and t.get("event") in ASKED]
+    order = _phases(events_in, [{**t, "phase": t.get("node")} for t in asked])
+    index = {_key(r, p): i for i, (r, p) in enumerate(order)}
+    thread = str(record.get("thread_id") or "?")
+
+    phases: list[dict[str, Any]] = []
+    names = round_names(record, order)
+    hooks = names or {rnd: str(rnd) for rnd, _ in order if rnd >= 1}  # the generic fork point
+    for rnd, ph in order:
+        group = (
+            "Setup" if rnd == 0 else f"Round {rnd}" + (f" · {names[rnd]}" if rnd in names else "")
+        )
+        label = group if rnd == 0 else f"{group} · {ph}"
+        entry: dict[str, Any] = {
+            "key": _key(rnd, ph),
+            "round": rnd,
+            "phase": ph,
+            "label": label,
+            "short": ph if rnd else "setup",
+            "group": group,
+            "events": [],
+            "calls": [],
+        }
+        where = hooks.get(rnd)
+        if where:
+            entry["replay"] = replay_command(thread, where, db)
+        phases.append(entry)
+
+    calls = []
+    for t in asked:
+        p = index[_key(_int(t.get("round")), t.get("node") or "?")]
+        calls.append(_call(t, p, lines))
+        phases[p]["calls"].append(len(calls) - 1)
+
+    events = []
+    for e in events_in:
+        p = index[_key(_int(e.get("round")), e.get("phase") or "?")]
+        audience = e.get("audience") or [EVERYONE]
+        ev: dict[str, Any] = {
+            "i": len(events),
+            "id": str(e.get("id", "")),
+            "p": p,
+            "kind": str(e.get("kind", "")),
+            "author": str(e.get("author", "")),
+            "audience": [str(a) for a in audience] if isinstance(audience, list) else [EVERYONE],
+            "text": lines.ids(e.get("text", "")),
+        }
+        if EVERYONE not in ev["audience"]:
+            ev["_needle"] = _needle(e.get("text"))
+        events.append(ev)
+        phases[p]["events"].append(ev["i"])
+
+    knowledge(events, calls, lines)
+    for ph in phases:
+        ph["counts"] = {"events": len(ph["events"]), "calls": len(ph["calls"])}
+    family_panels = panels(record, order, lines) if panels else {}
+    usage_note = record.get("trace_error")
+    return {
+        "v": 1,
+        "title": str(spec.get("title") or "Game"),
+        "family": str(spec.get("family") or "crisis"),
+        "thread": thread,
+        "done": bool(record.get("done")),
+        "error": str(record.get("error") or ""),
+        "trace_note": str(usage_note)
+        if usage_note
+        else ("" if trace else "no trace.jsonl: prompts and costs are not shown"),
+        "seats": seats,
+        "groups": groups,
+        "phases": phases,
+        "start": 1 if len(phases) > 1 and phases[0]["round"] == 0 else 0,
+        "events": events,
+        "calls": calls,
+        "panels": {str(k): v for k, v in family_panels.items()},
+        "costs": costs(calls, seats),
+        "L": lines.table,
+    }
+
+
+def round_names(record: dict[str, Any], order: list[tuple[int, str]]) -> dict[int, str]:
+    """A family's name for each round, which is also where `wargraph replay --phase` forks it
+    (Diplomacy: the engine phase, S1901M); empty for families that number their rounds."""
+    from wargraph.view.panels import replay_points
+
+    return replay_points(record, order) or {}
