@@ -45,19 +45,24 @@ def seats_and_groups(record: dict[str, Any]) -> tuple[list[str], dict[str, list[
 
 
 def _phases(events: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[tuple[int, str]]:
-    """(round, phase) in the game's order: rounds ascending, phases in the order they first
-    appear (a call comes before the events it leads to)."""
-    order: dict[tuple[int, str], int] = {}
-    for n, item in enumerate([*calls, *events]):
-        key = (_int(item.get("round")), str(item.get("phase") or item.get("node") or "?"))
-        order.setdefault(key, n)
-    first_in_round: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for key in order:
-        first_in_round[key[0]].append(key)
-    out: list[tuple[int, str]] = []
-    for rnd in sorted(first_in_round):
-        out += sorted(first_in_round[rnd], key=order.__getitem__)
-    return out
+    """(round, phase) in the game's order: rounds ascending; within a round the phases in the
+    order of their first event (the record is in the game's order), and a phase that asked
+    questions but recorded nothing right after the phase asked before it."""
+
+    def key(item: dict[str, Any]) -> tuple[int, str]:
+        return (_int(item.get("round")), str(item.get("phase") or item.get("node") or "?"))
+
+    seq = list(dict.fromkeys(key(e) for e in events))
+    before: tuple[int, str] | None = None
+    for c in calls:
+        k = key(c)
+        if k not in seq:
+            at = seq.index(before) + 1 if before in seq and before[0] == k[0] else None
+            if at is None:  # the round's first phase, or a round of its own
+                at = next((n for n, s in enumerate(seq) if s[0] >= k[0]), len(seq))
+            seq.insert(at, k)
+        before = k
+    return sorted(seq, key=lambda k: k[0])  # stable: keeps the order within a round
 
 
 def _call(entry: dict[str, Any], p: int, lines: Lines) -> dict[str, Any]:

@@ -247,9 +247,10 @@
 
     const mine = calls.filter((c) => c.role === seat);
     const shown = el("div", "block");
-    shown.appendChild(el("h3", "", "Shown (" + mine.length + " call" + (mine.length === 1 ? "" : "s") + ")"));
-    if (!mine.length) shown.appendChild(el("p", "hint", "no question asked of this seat in this phase"));
-    for (const c of mine) shown.appendChild(callNode(c));
+    if (mine.length) {
+      shown.appendChild(el("h3", "", "Shown (" + mine.length + " call" + (mine.length === 1 ? "" : "s") + ")"));
+      for (const c of mine) shown.appendChild(callNode(c));
+    } else shown.appendChild(el("p", "hint", "not asked in this phase"));
     col.appendChild(shown);
 
     const own = evs.filter((e) => e.author === seat && !DIARY.has(e.kind) && e.kind !== "message");
