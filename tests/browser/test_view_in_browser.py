@@ -178,3 +178,52 @@ def test_a_game_to_1910_opens_fast_and_stays_small(browser, tmp_path):
     assert time.perf_counter() - started < 5.0
     _shot(page, tmp_path, "view_diplomacy_1910")
     v.close()
+
+
+def test_the_server_serves_the_view_behind_the_facilitators_token(server, browser, tmp_path):
+    """A game on the server, one seat a person's: the view follows it live (the facilitator's
+    token only) and shows the person's answer once given."""
+    from playwright.sync_api import expect
+
+    from tests.server.support import bearer, start_game, token_of, waiting_for, web
+
+    with web(server) as client:
+        started = start_game(server, client, ["crimsonia"])
+        tid = started["thread_id"]
+        waiting_for(server, client, tid, {"crimsonia"})
+        seat = token_of(started["links"]["crimsonia"])
+        path = f"/wargraph/games/{tid}/view-data"
+        assert client.get(path).status_code == 401
+        assert client.get(path, headers=bearer(seat)).status_code == 403
+        page = client.get("/view")
+        assert (
+            page.status_code == 200
+            and "'unsafe-inline'" not in page.headers["content-security-policy"]
+        )
+        assert "script-src 'sha256-" in page.headers["content-security-policy"]
+
+        v = Page(browser, f"{server.url}/view#token={server.facilitator_token}&thread={tid}")
+        expect(v.page.locator("#title")).to_have_text(
+            "The Zafaristan crisis: Azuristan and Crimsonia"
+        )
+        expect(v.page.locator(".seat")).to_have_count(3)
+        assert "not finished" in v.page.locator("#subtitle").text_content()
+        answer = "CR-VIEW-LIVE: talks at the border, volunteers stay home."
+        asked = waiting_for(server, client, tid, {"crimsonia"})["seats"]
+        ask_id = next(s["ask_id"] for s in asked if s["seat"] == "crimsonia")
+        r = client.post(
+            "/wargraph/seat/answer",
+            headers=bearer(seat),
+            json={"ask_id": ask_id, "answer": {"plan": answer}},
+        )
+        assert r.status_code == 200, r.text
+        # the page reads the game again by itself: round 1's adjudication appears
+        adjudicate = v.page.locator(".tl-btn", has_text="adjudicate")
+        expect(adjudicate.first).to_be_visible(timeout=30_000)
+        v.page.locator(".tl-btn", has_text="order").first.click()
+        expect(
+            v.page.locator("[data-seat='crimsonia'] .event-text", has_text=answer)
+        ).to_be_visible()
+        expect(v.page.locator(".seat[data-seat='azuristan']")).not_to_contain_text(answer)
+        _shot(v.page, tmp_path, "view_served_live")
+        v.close()

@@ -70,6 +70,7 @@
 
   function header() {
     const d = state.data;
+    $("notice").textContent = "";
     $("title").textContent = d.title;
     document.title = d.title + " — wargraph view";
     const bits = [d.family, "thread " + d.thread, d.done ? "finished" : "not finished"];
@@ -559,6 +560,31 @@
     }
     render();
     document.body.dataset.ready = "1";
+    if ($("wg-data").dataset.encoding === "served" && !d.done) setTimeout(follow, LIVE_MS);
+  }
+
+  // A live game (served): read it again every few seconds; stay on the phase being read, or
+  // move on with the game when its last phase was shown.
+  const LIVE_MS = 5000;
+  async function follow() {
+    let fresh;
+    try {
+      fresh = await load();
+    } catch (err) {
+      setTimeout(follow, LIVE_MS * 2);
+      return;
+    }
+    const old = state.data;
+    const atEnd = state.phase >= old.phases.length - 1;
+    const key = old.phases[state.phase] && old.phases[state.phase].key;
+    state.data = fresh;
+    const at = fresh.phases.findIndex((p) => p.key === key);
+    state.phase = atEnd ? fresh.phases.length - 1 : Math.max(0, at);
+    if (state.pick !== null && state.pick >= fresh.events.length) state.pick = null;
+    for (const s of fresh.seats) if (!old.seats.includes(s)) state.seats.add(s);
+    header();
+    render();
+    if (!fresh.done) setTimeout(follow, LIVE_MS);
   }
 
   main();
