@@ -182,3 +182,20 @@ def test_view_command_prints_the_path_and_errors_are_one_line(crisis, tmp_path):
         assert res.exit_code == 2, (args, res.output)
         said = " ".join(res.output.split())  # Rich wraps at the test terminal's width
         assert "error: " in said and why in said and "Traceback" not in said
+
+
+def test_experiment_reports_link_each_games_view(crisis, tmp_path):
+    import shutil
+
+    from tests.unit.test_experiment_report import meta, outcomes
+    from wargraph.evals.report import write_report
+
+    games = outcomes()
+    shown = games[0]
+    shutil.copytree(crisis / "run", tmp_path / shown["folder"])
+    report = write_report(tmp_path, meta(), games).read_text(encoding="utf-8")
+    view = tmp_path / shown["folder"] / "view.html"
+    assert view.is_file()
+    assert f"| {shown['label']} | 0 | done | [view]({shown['folder']}/view.html) |" in report
+    assert report.count("[view](") == 1  # the other games have no folder: listed, no link
+    assert payload_of(view)["thread"] == "crisis-view"

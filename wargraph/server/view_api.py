@@ -40,7 +40,8 @@ def _packed(values: dict[str, Any], thread_id: str, context: dict[str, Any]) -> 
     from wargraph.view.pack import pack
 
     record = build_record(values, thread_id=thread_id)
-    return pack(build_view(record, _trace_of(context)))
+    # no replay command: the server's games are in its own state folder, not a --db store
+    return pack(build_view(record, _trace_of(context), replay=False))
 
 
 @route

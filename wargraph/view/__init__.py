@@ -25,10 +25,15 @@ class ViewError(ValueError):
 
 
 def build_view(
-    record: dict[str, Any], trace: list[dict[str, Any]], *, db: str | None = None
+    record: dict[str, Any],
+    trace: list[dict[str, Any]],
+    *,
+    db: str | None = None,
+    replay: bool = True,
 ) -> dict[str, Any]:
-    """The page's data for a record and its trace (see `wargraph.view.payload`)."""
-    return build_payload(record, trace, db=db, panels=panels_for(record))
+    """The page's data for a record and its trace (see `wargraph.view.payload`); `replay`
+    shows each round's `wargraph replay` command (for games in a store the CLI can open)."""
+    return build_payload(record, trace, db=db, panels=panels_for(record), replay=replay)
 
 
 def view_html(record: dict[str, Any], trace: list[dict[str, Any]], *, db: str | None = None) -> str:
@@ -92,3 +97,16 @@ def write_stored_view(db: str, thread_id: str, out: str | Path | None = None) ->
     record, trace = stored_record(db, thread_id)
     target = Path(out) if out is not None else Path("runs") / thread_id / "view.html"
     return _write(view_html(record, trace, db=db), target)
+
+
+def ensure_view(run_dir: str | Path, *, db: str | None = None) -> Path | None:
+    """`run_dir/view.html`, written unless it is newer than the game's record; None when the
+    folder holds no readable game (reports link what exists and go on)."""
+    folder = Path(run_dir)
+    target, record = folder / "view.html", folder / "record.json"
+    try:
+        if target.is_file() and target.stat().st_mtime >= record.stat().st_mtime:
+            return target
+        return write_view(folder, db=db)
+    except (ViewError, OSError):
+        return None

@@ -193,6 +193,7 @@ def build_payload(
     *,
     db: str | None = None,
     panels: Any = None,
+    replay: bool = True,
 ) -> dict[str, Any]:
     """The page's data. `panels(record, phases, lines)` adds a family's panels per phase
     (`phases` is the list of (round, phase) keys in order)."""
@@ -223,7 +224,7 @@ def build_payload(
             "events": [],
             "calls": [],
         }
-        where = hooks.get(rnd)
+        where = hooks.get(rnd) if replay else None
         if where:
             entry["replay"] = replay_command(thread, where, db)
         phases.append(entry)
@@ -266,7 +267,12 @@ def build_payload(
         "error": str(record.get("error") or ""),
         "trace_note": str(usage_note)
         if usage_note
-        else ("" if trace else "no trace.jsonl: prompts and costs are not shown"),
+        else (
+            ""
+            if trace
+            else "no model calls were recorded for this game (no trace.jsonl): "
+            "prompts and costs are not shown"
+        ),
         "seats": seats,
         "groups": groups,
         "phases": phases,

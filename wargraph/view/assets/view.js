@@ -251,7 +251,7 @@
     if (mine.length) {
       shown.appendChild(el("h3", "", "Shown (" + mine.length + " call" + (mine.length === 1 ? "" : "s") + ")"));
       for (const c of mine) shown.appendChild(callNode(c));
-    } else shown.appendChild(el("p", "hint", "not asked in this phase"));
+    } else if (state.data.calls.length) shown.appendChild(el("p", "hint", "not asked in this phase"));
     col.appendChild(shown);
 
     const own = evs.filter((e) => e.author === seat && !DIARY.has(e.kind) && e.kind !== "message");
