@@ -199,3 +199,28 @@ def test_experiment_reports_link_each_games_view(crisis, tmp_path):
     assert f"| {shown['label']} | 0 | done | [view]({shown['folder']}/view.html) |" in report
     assert report.count("[view](") == 1  # the other games have no folder: listed, no link
     assert payload_of(view)["thread"] == "crisis-view"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "title", "first_column"),
+    [
+        ("blotto", "Allocations per front", "front"),
+        ("warring_states", "Opening board and stick", ""),
+        ("haiwire", "Die roll", ""),
+    ],
+)
+def test_family_panels(scenario, title, first_column, tmp_path):
+    play(
+        scenario,
+        context=GameContext(model="scripted"),
+        db=str(tmp_path / "games.sqlite"),
+        out_dir=tmp_path / "run",
+    )
+    data = payload_of(write_view(tmp_path / "run"))
+    tables = [p for ps in data["panels"].values() for p in ps if p["title"] == title]
+    assert tables and tables[0]["columns"][0] == first_column
+    for t in tables:
+        assert all(len(r) == len(t["columns"]) for r in t["rows"]), "every row fills the table"
+    if scenario == "blotto":
+        won = {r[-1] for t in tables for r in t["rows"][:-2]}
+        assert won and all("[" not in w for w in won), won

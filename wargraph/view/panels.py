@@ -66,7 +66,7 @@ def event_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: L
                 if k in data
             ]
             out[at].append(
-                {"kind": "table", "title": "Die roll", "columns": ["", ""], "rows": rows}
+                {"kind": "table", "title": "Die roll", "columns": ["", "value"], "rows": rows}
             )
         elif e.get("kind") == "inject":
             out[at].append(
@@ -93,7 +93,7 @@ def blotto_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: 
         fronts = list(dict.fromkeys(f for a in alloc.values() for f in (a or {})))
         winners = data.get("winners") or {}
         rows = [
-            [f, *(str((alloc[s] or {}).get(f, "")) for s in sides), str(winners.get(f) or "tie")]
+            [f, *(str((alloc[s] or {}).get(f, "")) for s in sides), _names(winners.get(f)) or "tie"]
             for f in fronts
         ]
         points = data.get("points") or {}
@@ -111,7 +111,14 @@ def blotto_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: 
     return out
 
 
-SYMBOL = {"war": "W war", "alliance": "A alliance", "peace": "P peace", "treaty": "T treaty"}
+def _names(value: Any) -> str:
+    """A winner or several (a tie): names joined, never a Python list's text."""
+    if isinstance(value, list | tuple):
+        return ", ".join(map(str, value))
+    return str(value) if value else ""
+
+
+SYMBOL = {"war": "W", "alliance": "A", "peace": "P", "treaty": "T"}
 
 
 def waragent_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: Lines) -> Panels:
@@ -127,29 +134,33 @@ def waragent_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines
     except Exception:  # noqa: BLE001 — an old or damaged world: the generic view still shows
         return out
     rounds = _by_round(phases)
-    for logged in w.history:
-        where = rounds.get(logged.round) or ([0] if logged.round == 0 and phases else [])
-        if not where:
-            continue
-        board = logged.board
-        matrix = board.matrix()
-        rows = []
-        for a, row in zip(board.countries, matrix, strict=False):
-            cells = ["·" if r == "self" else SYMBOL.get(r, "") for r in row]
-            rows.append([a, "mobilized" if board.is_mobilized(a) else "", *cells])
-        title = "Board and stick" + (
-            " (opening)" if logged.round == 0 else f" after round {logged.round}"
-        )
-        out[where[-1]].append(
-            {
-                "kind": "table",
-                "title": title,
-                "columns": ["", "stick", *board.countries],
-                "rows": rows,
-                "note": "W war, A alliance, P peace, T treaty; the stick marks mobilized countries",
-            }
-        )
+    boards = {logged.round: logged.board for logged in w.history}
+    for rnd, steps in rounds.items():
+        # each step of a round shows the board it started from; its last step, the board after
+        for at in steps:
+            last = at == steps[-1] and rnd in boards
+            shown = rnd if last else rnd - 1
+            if shown not in boards:
+                continue
+            title = (
+                "Opening board and stick" if shown == 0 else f"Board and stick after round {shown}"
+            )
+            out[at].append(_board_table(boards[shown], title))
     return out
+
+
+def _board_table(board: Any, title: str) -> dict[str, Any]:
+    rows = []
+    for a, row in zip(board.countries, board.matrix(), strict=False):
+        cells = ["·" if r == "self" else SYMBOL.get(r, "") for r in row]
+        rows.append([a, "mobilized" if board.is_mobilized(a) else "", *cells])
+    return {
+        "kind": "table",
+        "title": title,
+        "columns": ["", "stick", *board.countries],
+        "rows": rows,
+        "note": "W war, A alliance, P peace, T treaty; the stick marks mobilized countries",
+    }
 
 
 BUILTIN: dict[str, str] = {

@@ -262,8 +262,7 @@
       (e) => e.author !== seat && !(e.audience || ["*"]).includes("*") && sees(seat, e) &&
         !SECRETARY.has(e.kind) && e.kind !== "message" && !DIARY.has(e.kind)
     );
-    const silent = !own.length && !msgs.length && !diary.length && mine.length;
-    section(col, "Answer", own, seat, silent ? "nothing recorded" : null);
+    section(col, "Answer", own, seat, null);
     const refusals = mine.filter((c) => c.ev === "rejected" || c.ev === "fallback" || c.ev === "fault");
     if (secretary.length || refusals.length) {
       const b = el("div", "block");
