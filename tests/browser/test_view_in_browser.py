@@ -227,3 +227,24 @@ def test_the_server_serves_the_view_behind_the_facilitators_token(server, browse
         expect(v.page.locator(".seat[data-seat='azuristan']")).not_to_contain_text(answer)
         _shot(v.page, tmp_path, "view_served_live")
         v.close()
+
+
+def test_the_facilitator_page_links_the_view(server, browser):
+    from playwright.sync_api import expect
+
+    from tests.server.support import start_game, web
+
+    with web(server) as client:
+        tid = start_game(server, client, [])["thread_id"]
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.goto(f"{server.url}/facilitator#token={server.facilitator_token}")
+    page.locator(f"tr[data-thread='{tid}']").click()
+    link = page.locator("#game-view")
+    expect(link).to_be_visible(timeout=20_000)
+    with ctx.expect_page() as opened:
+        link.click()
+    view = opened.value
+    view.wait_for_selector("body[data-ready='1']", timeout=20_000)
+    expect(view.locator(".seat")).to_have_count(3)
+    ctx.close()
