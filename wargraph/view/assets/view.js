@@ -51,6 +51,8 @@
   // --- helpers over the payload ----------------------------------------------------------------
 
   const text = (ids) => (ids || []).map((i) => state.data.L[i]).join("\n");
+  // a phase's short name in tables: its round (and the family's name for it) and its step
+  const tag = (p) => (p.round === 0 ? "setup" : p.group.replace(/^Round /, "R") + " · " + p.short);
   const phaseOf = (i) => state.data.phases[i];
   const seatVisible = (s) => state.seats.has(s);
 
@@ -445,7 +447,7 @@
       if (q && !p.label.toLowerCase().includes(q)) continue;
       if (++n > 2000) break;
       const tr = el("tr", "row");
-      tr.appendChild(el("td", "", p.short || p.label));
+      tr.appendChild(el("td", "", tag(p)));
       tr.appendChild(el("td", "clip", ev.kind + ": " + text(ev.text).slice(0, 90)));
       tr.appendChild(el("td", "", ev.author));
       tr.appendChild(el("td", "", (ev.audience || []).join(", ")));
@@ -479,7 +481,7 @@
     pane.appendChild(el("h2", "", "Every call"));
     const shown = d.calls.filter((c) => seatVisible(c.role) || !d.seats.includes(c.role));
     const callRows = shown.slice(0, 5000).map((c) => [
-      phaseOf(c.p).short || phaseOf(c.p).label, c.role, c.task || "", c.model || "", c.ev,
+      tag(phaseOf(c.p)), c.role, c.task || "", c.model || "", c.ev,
       c.attempt || "", c.pt || 0, c.ct || 0, c.lat ? c.lat.toFixed(2) : "",
     ]);
     const t = table(["phase", "seat", "task", "model", "kind", "attempt", "prompt tokens", "completion tokens", "seconds"], callRows);
