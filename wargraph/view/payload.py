@@ -248,8 +248,7 @@ def build_payload(
             "audience": [str(a) for a in audience] if isinstance(audience, list) else [EVERYONE],
             "text": lines.ids(e.get("text", "")),
         }
-        if EVERYONE not in ev["audience"]:
-            ev["_needle"] = _needle(e.get("text"))
+        ev["_needle"] = _needle(e.get("text"))  # public events too: who was actually shown it
         events.append(ev)
         phases[p]["events"].append(ev["i"])
 
