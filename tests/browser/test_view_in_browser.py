@@ -180,6 +180,7 @@ def test_a_game_to_1910_opens_fast_and_stays_small(browser, tmp_path):
     v.close()
 
 
+@pytest.mark.server
 def test_the_server_serves_the_view_behind_the_facilitators_token(server, browser, tmp_path):
     """A game on the server, one seat a person's: the view follows it live (the facilitator's
     token only) and shows the person's answer once given."""
@@ -229,6 +230,7 @@ def test_the_server_serves_the_view_behind_the_facilitators_token(server, browse
         v.close()
 
 
+@pytest.mark.server
 def test_the_facilitator_page_links_the_view(server, browser):
     from playwright.sync_api import expect
 
