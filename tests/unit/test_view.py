@@ -224,3 +224,38 @@ def test_family_panels(scenario, title, first_column, tmp_path):
     if scenario == "blotto":
         won = {r[-1] for t in tables for r in t["rows"][:-2]}
         assert won and all("[" not in w for w in won), won
+
+
+def test_odd_records_and_traces_still_give_a_page(tmp_path):
+    """A record from an older or a plug-in game, a cut trace: the page is written, never a
+    traceback (what cannot be read is left out)."""
+    run = tmp_path / "odd"
+    run.mkdir()
+    record = {
+        "thread_id": "odd",
+        "scenario": {"family": "nosuch", "title": 7, "players": {"a": {}, "b": {}}},
+        "events": [
+            {"id": "1", "round": "x", "phase": None, "kind": "plan", "author": "a",
+             "audience": "a", "text": None},
+            {"round": 2, "phase": "order", "author": "b", "audience": ["a"], "text": "hi\n\n> q",
+             "data": ["not", "a", "dict"]},
+            "not an event",
+        ],
+        "world": {"diplomacy": {"phases": "nope"}},
+    }  # fmt: skip
+    (run / "record.json").write_text(json.dumps(record))
+    (run / "trace.jsonl").write_text(
+        "\n".join(
+            [
+                json.dumps({"event": "call", "role": "a", "node": "order", "round": 2,
+                            "messages": "not a list", "output": {"plan": "x"}}),
+                json.dumps({"event": "rejected", "role": "b", "round": "?", "reason": "bad JSON"}),
+                json.dumps(["a", "list"]),
+                '{"event": "call", "role": "a", "cut by a kill',
+            ]
+        )
+    )  # fmt: skip
+    data = payload_of(write_view(run))
+    assert data["seats"] == ["a", "b"]
+    assert len(data["events"]) == 2 and len(data["calls"]) == 2
+    assert [c["ev"] for c in data["calls"]] == ["call", "rejected"]

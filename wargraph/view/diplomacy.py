@@ -8,6 +8,7 @@ from collections import defaultdict
 from typing import Any
 
 from wargraph.view.pack import Lines
+from wargraph.view.panels import whole
 
 Panels = dict[int, list[dict[str, Any]]]
 
@@ -25,7 +26,7 @@ def engine_phases(record: dict[str, Any], phases: list[tuple[int, str]]) -> dict
     out: dict[int, str] = {}
     for e in record.get("events", []):
         data = e.get("data") if isinstance(e, dict) else None
-        rnd = int(e.get("round") or 0) if isinstance(e, dict) else 0
+        rnd = whole(e.get("round")) if isinstance(e, dict) else 0
         if isinstance(data, dict) and isinstance(data.get("phase"), str) and rnd >= 1:
             out.setdefault(rnd, data["phase"])
     for rnd in {r for r, _ in phases if r >= 1}:

@@ -26,6 +26,19 @@ Panels = dict[int, list[dict[str, Any]]]
 PanelsFn = Callable[[dict[str, Any], list[tuple[int, str]], Lines], Panels]
 
 
+def whole(value: Any) -> int:
+    """A round or count as a number; anything unreadable (an old or odd record) is 0."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def where(item: dict[str, Any]) -> tuple[int, str]:
+    """(round, phase) of an event, or of a trace line (its `node`), whatever their types."""
+    return whole(item.get("round")), str(item.get("phase") or item.get("node") or "?")
+
+
 def _family(record: dict[str, Any]) -> str:
     spec = record.get("scenario") or {}
     return str(spec.get("family") or "crisis") if isinstance(spec, dict) else "crisis"
@@ -55,7 +68,7 @@ def event_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: L
     for e in record.get("events", []):
         if not isinstance(e, dict):
             continue
-        at = _at(phases, int(e.get("round") or 0), str(e.get("phase") or "?"))
+        at = _at(phases, *where(e))
         data = e.get("data") or {}
         if at is None or not isinstance(data, dict):
             continue
@@ -85,7 +98,7 @@ def blotto_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: 
         data = (e.get("data") or {}) if isinstance(e, dict) else {}
         if e.get("kind") != "result" or "allocations" not in data:
             continue
-        at = _at(phases, int(e.get("round") or 0), str(e.get("phase") or "?"))
+        at = _at(phases, *where(e))
         if at is None:
             continue
         alloc: dict[str, dict[str, Any]] = data.get("allocations") or {}

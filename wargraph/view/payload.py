@@ -9,21 +9,15 @@ from typing import Any
 
 from wargraph.state import EVERYONE
 from wargraph.view.pack import Lines
+from wargraph.view.panels import where, whole
 
 # Trace lines that stand for a question asked of a seat (the rest are stops and notes).
 ASKED = ("call", "rejected", "fallback", "fault", "scripted", "human")
 NEEDLE = 42  # characters of an event's first quoted line that identify it in a prompt
 
 
-def _key(round_: Any, phase: Any) -> str:
-    return f"r{round_}.{phase}"
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+def _key(at: tuple[int, str]) -> str:
+    return f"r{at[0]}.{at[1]}"
 
 
 def seats_and_groups(record: dict[str, Any]) -> tuple[list[str], dict[str, list[str]]]:
@@ -49,13 +43,10 @@ def _phases(events: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[t
     order of their first event (the record is in the game's order), and a phase that asked
     questions but recorded nothing right after the phase asked before it."""
 
-    def key(item: dict[str, Any]) -> tuple[int, str]:
-        return (_int(item.get("round")), str(item.get("phase") or item.get("node") or "?"))
-
-    seq = list(dict.fromkeys(key(e) for e in events))
+    seq = list(dict.fromkeys(where(e) for e in events))
     before: tuple[int, str] | None = None
     for c in calls:
-        k = key(c)
+        k = where(c)
         if k not in seq:
             at = seq.index(before) + 1 if before in seq and before[0] == k[0] else None
             if at is None:  # the round's first phase, or a round of its own
@@ -77,9 +68,9 @@ def _call(entry: dict[str, Any], p: int, lines: Lines) -> dict[str, Any]:
         "model": str(
             entry.get("model", "") or ("scripted" if entry.get("event") == "scripted" else "")
         ),
-        "attempt": _int(entry.get("attempt")),
-        "pt": _int(entry.get("prompt_tokens")),
-        "ct": _int(entry.get("completion_tokens")),
+        "attempt": whole(entry.get("attempt")),
+        "pt": whole(entry.get("prompt_tokens")),
+        "ct": whole(entry.get("completion_tokens")),
         "lat": float(entry.get("latency_s") or 0.0),
         "msgs": [
             [str(m.get("role", "")), lines.ids(m.get("content", ""))]
@@ -179,12 +170,10 @@ def costs(calls: list[dict[str, Any]], seats: list[str]) -> dict[str, dict[str, 
     return out
 
 
-def replay_command(thread: str, where: str, db: str | None, set_: list[str] | None = None) -> str:
+def replay_command(thread: str, fork: str, db: str | None) -> str:
+    """`wargraph replay` forking the game at `fork` (quoted for a shell: ids and paths are data)."""
     parts = ["wargraph", "replay", "--db", db or "wargraph.sqlite", "--thread", thread]
-    parts += ["--phase", where, "--runs", "3"]
-    for s in set_ or ():
-        parts += ["--set", s]
-    return shlex.join(parts)
+    return shlex.join([*parts, "--phase", fork, "--runs", "3"])
 
 
 def build_payload(
@@ -203,7 +192,7 @@ def build_payload(
     events_in = [e for e in record.get("events", []) if isinstance(e, dict)]
     asked = [t for t in trace if isinstance(t, dict) and t.get("event") in ASKED]
     order = _phases(events_in, [{**t, "phase": t.get("node")} for t in asked])
-    index = {_key(r, p): i for i, (r, p) in enumerate(order)}
+    index = {_key(at): i for i, at in enumerate(order)}
     thread = str(record.get("thread_id") or "?")
 
     phases: list[dict[str, Any]] = []
@@ -215,7 +204,7 @@ def build_payload(
         )
         label = group if rnd == 0 else f"{group} · {ph}"
         entry: dict[str, Any] = {
-            "key": _key(rnd, ph),
+            "key": _key((rnd, ph)),
             "round": rnd,
             "phase": ph,
             "label": label,
@@ -224,20 +213,20 @@ def build_payload(
             "events": [],
             "calls": [],
         }
-        where = hooks.get(rnd) if replay else None
-        if where:
-            entry["replay"] = replay_command(thread, where, db)
+        fork = hooks.get(rnd) if replay else None
+        if fork:
+            entry["replay"] = replay_command(thread, fork, db)
         phases.append(entry)
 
     calls = []
     for t in asked:
-        p = index[_key(_int(t.get("round")), t.get("node") or "?")]
+        p = index[_key(where(t))]
         calls.append(_call(t, p, lines))
         phases[p]["calls"].append(len(calls) - 1)
 
     events = []
     for e in events_in:
-        p = index[_key(_int(e.get("round")), e.get("phase") or "?")]
+        p = index[_key(where(e))]
         audience = e.get("audience") or [EVERYONE]
         ev: dict[str, Any] = {
             "i": len(events),
