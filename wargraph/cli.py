@@ -465,7 +465,9 @@ def view(
     ] = None,
     thread: Annotated[str | None, typer.Option(help="A stored game's thread id.")] = None,
     db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
-    out: Annotated[Path | None, typer.Option(help="The page (default RUN_DIR/view.html).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="The page (default: view.html in the game's folder).")
+    ] = None,
 ) -> None:
     """Write one self-contained HTML page that replays a game: who knew what, phase by phase."""
     from wargraph.view import ViewError, write_stored_view, write_view

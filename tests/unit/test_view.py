@@ -110,6 +110,8 @@ def test_a_stored_game_is_shown_from_its_store(crisis, tmp_path):
     out = write_stored_view(str(crisis / "games.sqlite"), "crisis-view", tmp_path / "v.html")
     data = payload_of(out)
     assert data["thread"] == "crisis-view" and data["calls"], "the trace the game wrote is read"
+    beside = write_stored_view(str(crisis / "games.sqlite"), "crisis-view")
+    assert beside == crisis / "run" / "view.html"  # where the game wrote its files
     with pytest.raises(ViewError, match="no game with thread id"):
         write_stored_view(str(crisis / "games.sqlite"), "nope", tmp_path / "w.html")
 

@@ -69,9 +69,11 @@ def write_view(
     return _write(view_html(record, trace, db=db), target)
 
 
-def stored_record(db: str, thread_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A stored game's record (as the runner would write it now) and its trace, if the game
-    wrote one."""
+def stored_record(
+    db: str, thread_id: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], Path | None]:
+    """A stored game's record (as the runner would write it now), its trace and the folder it
+    wrote its files to (None when it wrote none)."""
     from wargraph.records import build_record
     from wargraph.runner import GameError, game_graph, load_run
     from wargraph.store import StoreError, open_saver
@@ -79,23 +81,23 @@ def stored_record(db: str, thread_id: str) -> tuple[dict[str, Any], list[dict[st
     try:
         sc, ctx = load_run(db, thread_id)
         with open_saver(db, create=False) as saver:
-            values = (
-                game_graph(sc, saver).get_state({"configurable": {"thread_id": thread_id}}).values
-            )
+            config = {"configurable": {"thread_id": thread_id}}
+            values = game_graph(sc, saver).get_state(config).values
     except (GameError, StoreError) as exc:
         raise ViewError(str(exc)) from None
     if not values:
         raise ViewError(f"thread {thread_id!r} has no checkpoint yet")
     trace_path = ctx.trace_path if ctx.trace_path and Path(ctx.trace_path).is_file() else None
     record = build_record(values, thread_id=thread_id, trace_path=trace_path)
-    return record, read_trace(trace_path) if trace_path else []
+    folder = Path(trace_path).parent if trace_path else None
+    return record, read_trace(trace_path) if trace_path else [], folder
 
 
 def write_stored_view(db: str, thread_id: str, out: str | Path | None = None) -> Path:
-    """The view of a game in a store (`wargraph view --thread ID --db DB`): default
-    `runs/THREAD/view.html`, or the folder the game wrote its files to."""
-    record, trace = stored_record(db, thread_id)
-    target = Path(out) if out is not None else Path("runs") / thread_id / "view.html"
+    """The view of a game in a store (`wargraph view --thread ID --db DB`): by default
+    `view.html` in the folder the game wrote its files to, else `runs/THREAD/view.html`."""
+    record, trace, folder = stored_record(db, thread_id)
+    target = Path(out) if out is not None else (folder or Path("runs") / thread_id) / "view.html"
     return _write(view_html(record, trace, db=db), target)
 
 
