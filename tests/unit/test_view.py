@@ -223,6 +223,9 @@ def test_family_panels(scenario, title, first_column, tmp_path):
     assert tables and tables[0]["columns"][0] == first_column
     for t in tables:
         assert all(len(r) == len(t["columns"]) for r in t["rows"]), "every row fills the table"
+    if scenario == "warring_states":  # the secretary's verdicts carry every proposal it saw
+        verdicts = [e for e in data["events"] if e["kind"] == "verdict"]
+        assert verdicts and all(e.get("trail") for e in verdicts)
     if scenario == "blotto":
         won = {r[-1] for t in tables for r in t["rows"][:-2]}
         assert won and all("[" not in w for w in won), won

@@ -93,6 +93,27 @@ def _plain(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
+def _trail(data: Any, lines: Lines) -> list[list[Any]]:
+    """A secretary's verdict: each proposal it was given and why it was sent back, as
+    [proposal lines, reason lines, source] (`data.trail` of a verdict event)."""
+    trail = data.get("trail") if isinstance(data, dict) else None
+    if not isinstance(trail, list):
+        return []
+    out = []
+    for step in trail:
+        if isinstance(step, dict):
+            reasons = step.get("reasons") or []
+            reasons = reasons if isinstance(reasons, list) else [reasons]
+            out.append(
+                [
+                    lines.ids(_plain(step.get("proposal"))),
+                    lines.ids("\n".join(map(str, reasons))),
+                    str(step.get("source", "")),
+                ]
+            )
+    return out
+
+
 def _needle(text: Any) -> str | None:
     """The start of an event's first line as a view quotes it (`views.quote`)."""
     for line in str(text or "").splitlines():
@@ -237,6 +258,9 @@ def build_payload(
             "audience": [str(a) for a in audience] if isinstance(audience, list) else [EVERYONE],
             "text": lines.ids(e.get("text", "")),
         }
+        trail = _trail(e.get("data"), lines)
+        if trail:
+            ev["trail"] = trail
         ev["_needle"] = _needle(e.get("text"))  # public events too: who was actually shown it
         events.append(ev)
         phases[p]["events"].append(ev["i"])

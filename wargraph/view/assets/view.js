@@ -228,6 +228,18 @@
     head.appendChild(knew);
     box.appendChild(head);
     box.appendChild(el("div", "event-text", text(ev.text)));
+    if (ev.trail && ev.trail.length) {
+      // a secretary's verdict: every proposal it was given, and why it sent one back
+      const ol = el("ol", "trail");
+      for (const [proposal, reasons, source] of ev.trail) {
+        const li = el("li", reasons.length && text(reasons) ? "sent-back" : "accepted");
+        li.appendChild(el("div", "lbl", "proposal" + (source ? " (" + source + ")" : "")));
+        li.appendChild(el("div", "pre small", text(proposal)));
+        if (text(reasons)) li.appendChild(el("div", "reasons", text(reasons)));
+        ol.appendChild(li);
+      }
+      box.appendChild(ol);
+    }
     return box;
   }
 
