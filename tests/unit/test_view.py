@@ -62,6 +62,8 @@ def test_the_page_is_one_file_with_its_data_and_no_network(crisis):
     html = path.read_text(encoding="utf-8")
     assert html.count("<script") == 2  # the data and the page's script, both inline
     assert not re.search(r'(src|href)=["\']?(https?:)?//', html), "nothing is fetched from anywhere"
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
+    assert "script-src 'sha256-" in policy and "unsafe" not in policy
     data = payload_of(path)
     assert data["seats"] == ["azuristan", "crimsonia", "control"]
     labels = [p["label"] for p in data["phases"]]
