@@ -426,11 +426,18 @@
     seats.textContent = "";
     const shown = d.seats.filter(seatVisible);
     seats.style.setProperty("--cols", String(Math.max(1, shown.length)));
+    const idle = [];
     for (const s of shown) {
       const priv = evs.filter((e) => !(e.audience || ["*"]).includes("*") && (e.author === s || sees(s, e)));
       const own = evs.filter((e) => (e.audience || ["*"]).includes("*") && e.author === s);
-      seats.appendChild(seatColumn(s, p, own.concat(priv).sort((a, b) => a.i - b.i), calls));
+      const mine = own.concat(priv).sort((a, b) => a.i - b.i);
+      // a seat with nothing in this phase is named in one line, not given an empty column
+      // (unless an event is picked: every seat then says whether it knew)
+      if (!mine.length && !calls.some((c) => c.role === s) && state.pick === null) idle.push(s);
+      else seats.appendChild(seatColumn(s, p, mine, calls));
     }
+    const rest = $("idle-seats");
+    rest.textContent = idle.length ? "Nothing in this phase for: " + idle.join(", ") : "";
     if (!shown.length) seats.appendChild(el("p", "hint", "no seat ticked: tick seats on the left"));
   }
 
