@@ -266,3 +266,33 @@ def test_odd_records_and_traces_still_give_a_page(tmp_path):
     assert data["seats"] == ["a", "b"]
     assert len(data["events"]) == 2 and len(data["calls"]) == 2
     assert [c["ev"] for c in data["calls"]] == ["call", "rejected"]
+
+
+def test_a_shared_text_counts_only_for_its_own_audience(tmp_path):
+    """Two private verdicts with the same words, one to each seat: each seat's prompt quotes its
+    own, so neither counts as having seen the other's (the words cannot say which it was)."""
+    from wargraph.view import build_view
+
+    same = "The secretary accepted your actions."
+    record = {
+        "thread_id": "t",
+        "scenario": {"family": "crisis", "title": "T", "setting": "s",
+                     "players": {"a": {}, "b": {}}},
+        "events": [
+            {"id": f"v.{s}", "round": 1, "phase": "order", "kind": "verdict", "author": "sec",
+             "audience": [s], "text": same}
+            for s in ("a", "b")
+        ] + [{"id": "m", "round": 1, "phase": "order", "kind": "message", "author": "a",
+              "audience": ["a"], "text": "a's own secret plan, said once"},
+           {"id": "n", "round": 1, "phase": "adjudicate", "kind": "narration", "author": "sec",
+            "audience": ["*"], "text": "Nothing happens."}],
+    }  # fmt: skip
+    trace = [
+        {"event": "scripted", "role": s, "node": "adjudicate", "round": 1,
+         "messages": [{"role": "human", "content": f"[verdict]\n> {same}" + (
+             "\n> a's own secret plan, said once" if s == "b" else "")}]}
+        for s in ("a", "b")
+    ]  # fmt: skip
+    data = build_view(record, trace)
+    seen = {e["id"]: set(e.get("seen", {})) for e in data["events"]}
+    assert seen == {"v.a": {"a"}, "v.b": {"b"}, "m": {"b"}, "n": set()}  # "m" leaked to b

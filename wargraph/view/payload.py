@@ -4,7 +4,7 @@ phase's events and model calls, per seat; who had each private event in a prompt
 from __future__ import annotations
 
 import shlex
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 from wargraph.state import EVERYONE
@@ -114,18 +114,35 @@ def _trail(data: Any, lines: Lines) -> list[list[Any]]:
     return out
 
 
-def _needle(text: Any) -> str | None:
-    """The start of an event's first line as a view quotes it (`views.quote`)."""
+def _first_line(text: Any) -> str | None:
     for line in str(text or "").splitlines():
         if line.strip():
-            return ("> " + line)[:NEEDLE]
+            return line
     return None
 
 
-def knowledge(events: list[dict[str, Any]], calls: list[dict[str, Any]], lines: Lines) -> None:
+def _quotes(line: str, first: str) -> bool:
+    """Whether a prompt's quoted line is this first line: whole, or cut short and marked with
+    an ellipsis (`views.shorten`, the Diplomacy budget)."""
+    body = line[2:]
+    if body == first:
+        return True
+    cut = body.removesuffix(" …")
+    return cut != body and len(cut) >= NEEDLE - 2 and first.startswith(cut.rstrip())
+
+
+def knowledge(
+    events: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
+    lines: Lines,
+    groups: dict[str, list[str]],
+) -> None:
     """For each event, per seat, the first call whose prompt quoted it (`seen`: seat -> call
     number), at or after the event's own phase. Looked up by the quoted line's start, so the
-    cost is one pass over the prompts, not events x prompts."""
+    cost is one pass over the prompts, not events x prompts. A text that several events share
+    (a secretary's "accepted your actions") tells nothing about which one a seat was shown:
+    it counts only for the seats each event was addressed to."""
+    openings = Counter(ev.get("_first") for ev in events)
     by_start: dict[str, list[int]] = defaultdict(list)  # a quoted line's start -> line ids
     for lid, line in enumerate(lines.table):
         if line.startswith("> "):
@@ -139,20 +156,22 @@ def knowledge(events: list[dict[str, Any]], calls: list[dict[str, Any]], lines: 
                 if not mine or mine[-1] != ci:
                     mine.append(ci)
     for ev in events:
-        needle = ev.pop("_needle", None)
-        if not needle:
+        first_line = ev.pop("_first", None)
+        if not first_line:
             continue
         seen: dict[str, int] = {}
-        for lid in by_start.get(needle, ()):
-            line = lines.table[lid]
-            if len(needle) < NEEDLE and line != needle and not line.startswith(needle + " "):
-                continue  # a short line matches a whole line (or one cut with an ellipsis)
+        for lid in by_start.get(("> " + first_line)[:NEEDLE], ()):
+            if not _quotes(lines.table[lid], first_line):
+                continue  # another text that opens with the same words
             for seat, cis in first.get(lid, {}).items():
                 for ci in cis:
                     if calls[ci]["p"] >= ev["p"]:
                         if seat not in seen or ci < seen[seat]:
                             seen[seat] = ci
                         break
+        if openings[first_line] > 1 and EVERYONE not in ev["audience"]:
+            told = set(ev["audience"])
+            seen = {s: ci for s, ci in seen.items() if told & set(groups.get(s, [s]))}
         if seen:
             ev["seen"] = seen
 
@@ -261,11 +280,11 @@ def build_payload(
         trail = _trail(e.get("data"), lines)
         if trail:
             ev["trail"] = trail
-        ev["_needle"] = _needle(e.get("text"))  # public events too: who was actually shown it
+        ev["_first"] = _first_line(e.get("text"))  # public events too: who was shown it
         events.append(ev)
         phases[p]["events"].append(ev["i"])
 
-    knowledge(events, calls, lines)
+    knowledge(events, calls, lines, groups)
     for ph in phases:
         ph["counts"] = {"events": len(ph["events"]), "calls": len(ph["calls"])}
     family_panels = panels(record, order, lines) if panels else {}
