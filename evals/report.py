@@ -247,6 +247,30 @@ def board_figures(
     return out
 
 
+def game_views(out_dir: Path, outcomes: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A link to each game's view (`wargraph view`: who knew what, phase by phase), written
+    now where missing; a game whose folder cannot be shown is listed without a link."""
+    try:
+        from wargraph.view import ensure_view
+    except ImportError:
+        return []
+    store = out_dir / "checkpoints.sqlite"
+    db = str(store) if store.exists() else None
+    rows = []
+    for o in outcomes:
+        folder = o.get("folder")
+        view = ensure_view(out_dir / folder, db=db) if folder else None
+        link = f"[view]({view.relative_to(out_dir).as_posix()})" if view else "–"
+        rows.append(
+            [o.get("label", o.get("condition", "?")), o.get("run", "?"), o.get("status", "?"), link]
+        )
+    if not rows:
+        return []
+    return ["", "<details><summary>each game's view</summary>", "", *_table(
+        ["condition", "run", "status", "view"], rows
+    ), "", "</details>"]  # fmt: skip
+
+
 # --- CSV -------------------------------------------------------------------------------------------
 
 
@@ -350,6 +374,7 @@ def write_report(
     lines += _table(
         ["condition", "overrides", "games", "finished", "ended in error", "missing"], rows
     )
+    lines += game_views(out, outcomes)
     crashed = meta.get("crashed") or []
     if crashed:
         lines += ["", f"{len(crashed)} game(s) crashed and will resume on the next run:"]

@@ -534,6 +534,33 @@ def replay(
     print_report(result, console)
 
 
+@app.command()
+def view(
+    run_dir: Annotated[
+        Path | None, typer.Argument(help="A game folder (record.json, trace.jsonl).")
+    ] = None,
+    thread: Annotated[str | None, typer.Option(help="A stored game's thread id.")] = None,
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    out: Annotated[
+        Path | None, typer.Option(help="The page (default: view.html in the game's folder).")
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page that replays a game: who knew what, phase by phase."""
+    from wargraph.view import ViewError, write_stored_view, write_view
+
+    if (run_dir is None) == (thread is None):
+        fail("give a game folder (wargraph view RUN_DIR) or a stored game (--thread ID --db DB)")
+    try:
+        if thread is not None:
+            _on_thread(thread)
+            path = write_stored_view(db, thread, out)
+        else:
+            path = write_view(run_dir, out, db=db)
+    except (ViewError, *_known_errors()) as exc:
+        fail(str(exc))
+    console.print(str(path), highlight=False, soft_wrap=True)
+
+
 def _optional(module: str, attr: str):
     try:
         return getattr(importlib.import_module(module), attr)

@@ -49,6 +49,9 @@ class Family:
     scenarios: str | None = None
     """A package whose `*.yaml` files are this family's shipped scenarios."""
     description: str = ""
+    view_panels: str | None = None
+    """`"module:function"` adding this family's panels to `wargraph view` (see
+    `wargraph/view/panels.py`); without it a game gets the generic view."""
 
 
 _SHIPPED = "wargraph.scenarios"

@@ -23,6 +23,7 @@ from wargraph.server.guard import Guard
 from wargraph.server.pages import facilitator_page, home, play_page, web_file
 from wargraph.server.seat_api import seat_answer, seat_view
 from wargraph.server.seats import SECRET_ENV, facilitator_token
+from wargraph.server.view_api import view_data, view_page
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,8 @@ app = Starlette(
         Route("/wargraph/games", create_game, methods=["POST"]),
         Route("/wargraph/games/{thread_id}", game_detail, methods=["GET"]),
         Route("/wargraph/games/{thread_id}/record", game_record, methods=["GET"]),
+        Route("/view", view_page, methods=["GET"]),
+        Route("/wargraph/games/{thread_id}/view-data", view_data, methods=["GET"]),
     ],
     middleware=[Middleware(Guard)],
     lifespan=lifespan,

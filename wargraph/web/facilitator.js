@@ -130,6 +130,8 @@
     const rounds = g.rounds ? " of " + g.rounds : "";
     const waiting = g.waiting_for.length ? " · waiting for " + g.waiting_for.join(", ") : "";
     $("game-info").textContent = g.family + " · round " + g.round + rounds + " · " + (g.phase || "setup") + waiting + (g.error ? " · error: " + g.error : "");
+    $("game-view").href = "/view#token=" + encodeURIComponent(token) + "&thread=" + encodeURIComponent(selected);
+    $("game-view").hidden = false;
     $("status").textContent = g.status;
     $("status").className = "pill status-" + g.status;
     const rows = $("seat-rows");
