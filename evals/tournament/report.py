@@ -191,15 +191,17 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
         ]
         lines.append(f"| {e} | " + " | ".join(cells) + " |")
     lines += ["", "## Games", ""]
-    lines += ["| game | seed | " + " | ".join(s.seats) + " | ranking | folder |"]
-    lines += ["|---|---|" + "---|" * len(s.seats) + "---|---|"]
+    lines += ["| game | seed | " + " | ".join(s.seats) + " | ranking | folder | view |"]
+    lines += ["|---|---|" + "---|" * len(s.seats) + "---|---|---|"]
     for r in st.rows:
         cells = [f"{r['seats'][x]} ({r['scores'][x]:g})" for x in s.seats]
         rank = " > ".join("=".join(grp) for grp in r["ranking"])
         lines.append(
             f"| {r['game']} | {r['seed']} | "
             + " | ".join(cells)
-            + f" | {rank} | [{r['folder']}]({r['folder']}/) |"
+            + f" | {rank} | [{r['folder']}]({r['folder']}/) | "
+            + (f"[view]({r['view']})" if r.get("view") else "–")
+            + " |"
         )
     if st.missing:
         lines += ["", "## Not rated", ""]
@@ -250,7 +252,18 @@ def figures(st: Standing, out: Path) -> None:
     plt.close(fig)
 
 
+def _link_views(st: Standing, out: Path) -> None:
+    """Each rated game's page (`wargraph view`: who knew what, phase by phase), written where
+    missing or older than its record, so a report rebuilt later redraws nothing."""
+    from wargraph.view import ensure_view
+
+    for r in st.rows:
+        view = ensure_view(out / r["folder"])
+        r["view"] = view.relative_to(out).as_posix() if view else None
+
+
 def write_report(s: Setup, games: list[Game], st: Standing, out: Path, stopped_by: str) -> Path:
+    _link_views(st, out)
     data = summary(s, st, stopped_by)
     write_json(out / "summary.json", data)
     figures(st, out)

@@ -48,6 +48,13 @@ def test_known_order_is_recovered_with_separated_intervals(diplomacy):
     assert all(summary["per_seat"][e][p]["games"] == 6 for e in fit for p in summary["seats"])
     for name in ("report.md", "leaderboard.png", "crosstable.png", "schedule.md"):
         assert (out / name).stat().st_size > 0
+    # every game row links the game's page (`wargraph view`), and the page is there
+    report = (out / "report.md").read_text(encoding="utf-8")
+    for row in summary["games"]:
+        assert f"[view]({row['view']})" in report
+        page = out / row["view"]
+        assert page.name == "view.html" and page.parent == out / row["folder"]
+        assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
 
 
 def test_report_only_rebuilds_from_stored_games(diplomacy, monkeypatch):
