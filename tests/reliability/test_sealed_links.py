@@ -117,13 +117,19 @@ def test_a_repointed_parent_is_refused(two_games):
     assert _state(db, A) == before
 
 
-def _swap(db: str, table: str, column: str, key: str, into: tuple, source: tuple) -> bytes:
-    """Copy one blob over another (same table), returning the original bytes."""
+def _swap(db: str, table: str, column: str, key: str, into: tuple, source: tuple) -> tuple:
+    """Copy one row's blob (and its type) over another's in the same table; returns what to
+    put back with `_put_back`."""
     where = " AND ".join(f"{k} = ?" for k in key.split(","))
-    (kept,) = _sql(db, f"SELECT {column} FROM {table} WHERE {where}", into)[0]
-    (other,) = _sql(db, f"SELECT {column} FROM {table} WHERE {where}", source)[0]
-    _sql(db, f"UPDATE {table} SET {column} = ? WHERE {where}", (other, *into))
-    return bytes(kept)
+    kept = _sql(db, f"SELECT type, {column} FROM {table} WHERE {where}", into)[0]
+    other = _sql(db, f"SELECT type, {column} FROM {table} WHERE {where}", source)[0]
+    _sql(db, f"UPDATE {table} SET type = ?, {column} = ? WHERE {where}", (*other, *into))
+    return (table, column, where, kept, into)
+
+
+def _put_back(db: str, swapped: tuple) -> None:
+    table, column, where, kept, into = swapped
+    _sql(db, f"UPDATE {table} SET type = ?, {column} = ? WHERE {where}", (*kept, *into))
 
 
 def test_another_games_write_is_refused(two_games):
@@ -143,10 +149,9 @@ def test_another_games_write_is_refused(two_games):
             (thread, _ids(db, thread)[0]),
         )[0]
     key = "thread_id,checkpoint_ns,checkpoint_id,task_id,idx"
-    kept = _swap(db, table, column, key, keys[A], keys[B])
+    swapped = _swap(db, table, column, key, keys[A], keys[B])
     _refused(db, A)
-    where = " AND ".join(f"{k} = ?" for k in key.split(","))
-    _sql(db, f"UPDATE {table} SET {column} = ? WHERE {where}", (kept, *keys[A]))
+    _put_back(db, swapped)
     assert _state(db, A) == before
 
 
@@ -186,10 +191,9 @@ def test_a_swapped_postgres_blob_is_refused(two_games, source):
         src = (B, "", channel, theirs[channel][-1])
     key = "thread_id,checkpoint_ns,channel,version"
     into = (A, "", channel, versions[channel])
-    kept = _swap(db, "checkpoint_blobs", "blob", key, into, src)
+    swapped = _swap(db, "checkpoint_blobs", "blob", key, into, src)
     _refused(db, A)
-    where = " AND ".join(f"{k} = ?" for k in key.split(","))
-    _sql(db, f"UPDATE checkpoint_blobs SET blob = ? WHERE {where}", (kept, *into))
+    _put_back(db, swapped)
     assert _state(db, A) == before
 
 
