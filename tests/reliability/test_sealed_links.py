@@ -247,3 +247,43 @@ def test_games_lists_a_damaged_game_and_goes_on(two_games):
     assert set(lines) == {A, B}, r.output
     assert "damaged" in lines[A] and "damaged" not in lines[B], r.output
     assert "waiting" in lines[B] and "Zafaristan" in lines[B], r.output
+
+
+def test_an_experiment_plays_the_other_games_of_a_store_with_a_damaged_one(store_db, tmp_path):
+    """Two games stopped after their second step; one is then damaged. The next run resumes
+    and finishes the other, and reports the damaged one as a crashed game."""
+    from wargraph.evals.experiment import Hooks, load_experiment, plan_games, run_experiment
+
+    exp = load_experiment(
+        {
+            "name": "tiny",
+            "scenario": "azuristan_crimsonia",
+            "set": {"rounds": 1, "questions": []},
+            "runs": 2,
+            "model": "scripted",
+            "concurrency": 2,
+            "grid": {"persona": {"dove": {"players.azuristan.persona": "dove"}}},
+            "questions": [{"id": "conflict", "text": "Did armed conflict occur?"}],
+        }
+    )
+    steps: dict[str, int] = {}
+
+    def stop_early(plan, name):
+        steps[plan.thread_id] = steps.get(plan.thread_id, 0) + 1
+        if steps[plan.thread_id] == 2:
+            raise RuntimeError("stopped for the test")
+
+    out = tmp_path / "exp"
+    first = run_experiment(exp, out, db=store_db, show_progress=False, hooks=Hooks(node=stop_early))
+    threads = [p.thread_id for p in plan_games(exp)]
+    assert first.counts["crashed"] == len(threads) == 2
+    damaged = threads[0]
+    ids = _ids(store_db, damaged)
+    _sql(
+        store_db,
+        "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? AND checkpoint_id = ?",
+        (ids[-1], damaged, ids[0]),
+    )
+    again = run_experiment(exp, out, db=store_db, show_progress=False)
+    assert again.counts["resumed"] == 1 and again.counts["crashed"] == 1, again.counts
+    assert "damaged" in again.report.read_text()
