@@ -410,7 +410,24 @@ class _Wargraph:
         mac = _run_mac(self.wargraph.key, str(conf.get("thread_id")), text)
         return {**metadata, "wargraph": RUN_MARK, "wargraph_run": text, "wargraph_mac": mac}
 
+    def _in_time(self, config: dict, new_id: str | None = None) -> None:
+        """LangGraph makes checkpoint ids from the clock (monotonic within a process) and reads
+        a thread's latest by id: a host whose clock is behind the game's last checkpoint would
+        write checkpoints that hide under it (answers vanish). Refuse before any write."""
+        thread, _, current = _where(config)
+        if not current:
+            return
+        from langgraph.checkpoint.base.id import uuid6
+
+        if str(new_id or uuid6(clock_seq=0)) <= current:
+            raise StoreError(
+                f"{describe(self.wargraph.db)}: thread {thread!r}: this host's clock is behind "
+                f"the game's last checkpoint (written by another process or host); checkpoints "
+                "are ordered by time, so nothing was written. Set the clock right and resume"
+            )
+
     def _sealed(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
+        self._in_time(config, str(checkpoint["id"]))
         meta = self._with_run(config, metadata)
         seal = _seal(self.wargraph.key, checkpoint, where=_where(config))
         return {**meta, "wargraph_seal": seal}
@@ -430,10 +447,12 @@ class _Wargraph:
             return await super().aput(config, checkpoint, meta, new_versions)  # type: ignore[misc]
 
     def put_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
+        self._in_time(config)
         with _writing(config), _binding("write", *_where(config), str(task_id)):
             return super().put_writes(config, writes, task_id, task_path)  # type: ignore[misc]
 
     async def aput_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
+        self._in_time(config)
         with _binding("write", *_where(config), str(task_id)):
             return await super().aput_writes(config, writes, task_id, task_path)  # type: ignore[misc]
 

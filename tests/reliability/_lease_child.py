@@ -41,6 +41,8 @@ def main(argv: list[str]) -> int:
             print(f"refused {exc}", flush=True)
         return 0
 
+    if mode == "resume":
+        _skew(float(argv[3]) if len(argv) > 3 else 0.0)
     from wargraph.context import GameContext
     from wargraph.runner import play, resume
     from wargraph.store import StoreError

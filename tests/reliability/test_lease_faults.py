@@ -210,3 +210,37 @@ def test_a_clock_off_by_45_s_decides_nothing(store_db, offset):
     finally:
         other.stdin.close()
         _end(other)
+
+
+def test_a_resume_from_a_clock_behind_is_refused_before_it_writes(store_db):
+    """Checkpoint ids come from the clock and a thread's latest is the highest id: a resume
+    whose clock is 45 s behind would write checkpoints under the old ones (answers vanish).
+    It is refused with one line and writes nothing; with the clock right the game resumes."""
+    from wargraph.context import GameContext
+    from wargraph.runner import play
+
+    class Stop(Exception):
+        pass
+
+    def stop(node, values):
+        raise Stop
+
+    with pytest.raises(Stop):
+        play(
+            "azuristan_crimsonia",
+            overrides=["rounds=2"],
+            context=GameContext(model="scripted", seed=3),
+            db=store_db,
+            thread_id="late",
+            progress=stop,
+        )
+    before = _state(store_db, "late")
+    behind = _child("resume", store_db, "late", "-45")
+    try:
+        line = _until(behind, "done")
+        behind.wait(60)
+    finally:
+        _end(behind)
+    assert line.startswith("error StoreError") and "clock is behind" in line, line
+    assert _state(store_db, "late") == before
+    assert resume(db=store_db, thread_id="late").finished
