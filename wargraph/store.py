@@ -7,11 +7,17 @@ What every store gives, on both backends:
   PostgreSQL through a connection pool per URL and process.
 - Compressed checkpoints: a blob of some size is zlib-compressed before it is encrypted (game
   records and prompts are text, about 3-8x smaller); blobs from before load as they are.
-- Authenticated checkpoints: blobs are written with AES-GCM (`EncryptedSerializer`; EAX blobs
-  of older stores still load), so a
-  damaged byte fails to load with `DamagedCheckpoint` instead of loading as another game. The
-  key lives in the store (`wargraph_meta`) so every process that reaches the store can read it;
-  it detects damage, not a reader of the store (set WARGRAPH_STORE_KEY to keep it elsewhere).
+- Authenticated checkpoints: blobs are written with AES-GCM (`EncryptedSerializer`), each with
+  what it belongs to as associated data (thread, namespace, and checkpoint, write, or channel
+  and version); each checkpoint carries a seal (HMAC) over its thread, namespace, id, parent,
+  channels and inline values. A damaged byte, a moved row, a re-pointed parent or a swapped
+  blob fails to load with `DamagedCheckpoint` instead of loading as another game. Stores of
+  earlier versions keep loading what they hold (EAX or unbound blobs, v1 seals). The key
+  lives in the store (`wargraph_meta`) so every process that reaches the store can read it; it
+  detects damage, not a reader of the store (set WARGRAPH_STORE_KEY to keep it elsewhere). A
+  check value of the key is kept too: a wrong key is refused before anything is written.
+- Writes of a game whose lease this process holds are fenced (`wargraph.fence`), and a write
+  from a host whose clock is behind the game's last checkpoint is refused.
 - A game's run metadata (scenario and settings) inside its first checkpoint's metadata, so the
   two are written by one statement and cannot be apart; it carries its own HMAC.
 - `lease(db, thread)`: one writer per game (see `wargraph.lease`).
