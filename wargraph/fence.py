@@ -7,14 +7,23 @@ holder that was paused (SIGSTOP, a sleeping laptop, a debugger) while its lease 
 taken by another process has its next write refused with `LeaseLost` and stops, and the other
 process's checkpoints stay as they were. Writes of a thread this process holds no lease on
 (the server, tests that write directly) are not fenced.
+
+The check and a taking exclude each other: on SQLite through the database's write lock (the
+check opens the write's transaction with an UPDATE); on PostgreSQL through a transaction-scoped
+advisory lock on the thread's fence key, shared by writes and exclusive for the increment (a row
+lock per write, FOR SHARE, doubled a game's time), so a write in flight commits before the
+increment, and a write after it reads the new generation.
 """
 
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import os
+import secrets
 import threading
 from pathlib import Path
+from typing import Any
 
 TABLE = (
     "CREATE TABLE IF NOT EXISTS wargraph_lease (thread_id TEXT PRIMARY KEY,"
@@ -26,7 +35,7 @@ WRITING: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "wargraph_writing", default=None
 )
 
-_held: dict[tuple[str, str], int] = {}
+_held: dict[tuple[str, str], tuple[int, int]] = {}
 _lost: set[tuple[str, str]] = set()
 _lock = threading.Lock()
 
@@ -39,9 +48,29 @@ def store_of(db: str | Path) -> str:
     return os.path.abspath(text)
 
 
-def hold(db: str | Path, thread_id: str, generation: int) -> None:
+def advisory_key(store: str, name: str, kind: str = "lease") -> int:
+    """A signed 64-bit PostgreSQL advisory lock key for a thread of one store (stores may share
+    a database: each has its own id); `kind` keeps a thread's lease and fence keys apart."""
+    digest = hashlib.sha256(f"wargraph-{kind}\0{store}\0{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def store_id(sql: Any) -> str:
+    """The store's own random id (in wargraph_meta), made on first use."""
+    sql.run(
+        "INSERT INTO wargraph_meta (name, value) VALUES ('store_id', ?)"
+        " ON CONFLICT (name) DO NOTHING",
+        (secrets.token_hex(16),),
+    )
+    rows, _ = sql.run("SELECT value FROM wargraph_meta WHERE name = 'store_id'")
+    return str(rows[0][0])
+
+
+def hold(db: str | Path, thread_id: str, generation: int, key: int = 0) -> None:
+    """This process now holds the thread's lease as `generation` (`key`: PostgreSQL's fence
+    lock key of the thread)."""
     with _lock:
-        _held[(store_of(db), thread_id)] = generation
+        _held[(store_of(db), thread_id)] = (generation, key)
         _lost.discard((store_of(db), thread_id))
 
 
@@ -51,8 +80,9 @@ def drop(db: str | Path, thread_id: str) -> None:
         _lost.discard((store_of(db), thread_id))
 
 
-def generation(db: str | Path, thread_id: str | None) -> int | None:
-    """The generation this process holds for the thread, or None (no lease here: unfenced)."""
+def held(db: str | Path, thread_id: str | None) -> tuple[int, int] | None:
+    """(generation, fence key) this process holds for the thread, or None (no lease here:
+    unfenced)."""
     if thread_id is None:
         return None
     with _lock:

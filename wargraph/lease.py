@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import socket
 import time
 from collections.abc import Iterator
@@ -33,9 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from wargraph import fence, filelock
+from wargraph.fence import advisory_key, store_id
 from wargraph.store import Db, GameHeld, LeaseLost, Sql, StoreError, describe, is_url, own_sql
 
-__all__ = ["GameHeld", "Lease", "LeaseLost", "holders", "lease"]
+__all__ = ["GameHeld", "Lease", "LeaseLost", "advisory_key", "holders", "lease", "store_id"]
 
 # PostgreSQL server-side keepalive for the lease's session: a host that vanished (power cut,
 # network gone) has its session ended, and the lease freed, after about idle + interval * count
@@ -49,29 +49,13 @@ def lock_file(db: Db, key: str) -> Path:
     return Path(f"{db}.leases") / f"{digest}.lock"
 
 
-def advisory_key(store_id: str, key: str) -> int:
-    """A signed 64-bit advisory lock key for a thread of one store (stores may share a
-    database: each has its own id)."""
-    digest = hashlib.sha256(f"wargraph-lease\0{store_id}\0{key}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def store_id(sql: Sql) -> str:
-    sql.run(
-        "INSERT INTO wargraph_meta (name, value) VALUES ('store_id', ?)"
-        " ON CONFLICT (name) DO NOTHING",
-        (secrets.token_hex(16),),
-    )
-    rows, _ = sql.run("SELECT value FROM wargraph_meta WHERE name = 'store_id'")
-    return str(rows[0][0])
-
-
 class Lease:
     def __init__(self, db: Db, sql: Sql, key: str, command: str) -> None:
         self.db, self.sql, self.key, self.command = db, sql, key, command
         self.generation = 0
         self._fd: int | None = None
         self._session: Any = None
+        self._fence_key = 0
 
     # -- the lock itself ---------------------------------------------------------------------
 
@@ -91,7 +75,9 @@ class Lease:
     def _lock_postgres(self) -> bool:
         import psycopg
 
-        lock_key = advisory_key(store_id(self.sql), self.key)
+        sid = store_id(self.sql)
+        lock_key = advisory_key(sid, self.key)
+        self._fence_key = advisory_key(sid, self.key, "fence")
         try:
             session = psycopg.connect(
                 str(self.db),
@@ -136,25 +122,35 @@ class Lease:
         if not self._lock():
             raise GameHeld(self._refusal())
         try:
-            rows, _ = self.sql.run(
-                "INSERT INTO wargraph_lease (thread_id, generation, command, host, pid, since)"
-                " VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET"
-                " generation = wargraph_lease.generation + 1, command = excluded.command,"
-                " host = excluded.host, pid = excluded.pid, since = excluded.since"
-                " RETURNING generation",
-                (
-                    self.key,
-                    self.command,
-                    socket.gethostname(),
-                    os.getpid(),
-                    time.strftime("%Y-%m-%d %H:%M:%S"),
-                ),
-            )
-            self.generation = int(rows[0][0])
+            self.generation = self._next_generation()
         except BaseException:
             self._unlock()
             raise
-        fence.hold(self.db, self.key, self.generation)
+        fence.hold(self.db, self.key, self.generation, self._fence_key)
+
+    def _next_generation(self) -> int:
+        """Increment the thread's generation, naming this holder. On PostgreSQL under the
+        thread's fence lock, exclusive: writes in flight of an earlier holder commit first."""
+        take = (
+            "INSERT INTO wargraph_lease (thread_id, generation, command, host, pid, since)"
+            " VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET"
+            " generation = wargraph_lease.generation + 1, command = excluded.command,"
+            " host = excluded.host, pid = excluded.pid, since = excluded.since"
+            " RETURNING generation"
+        )
+        me = (self.command, socket.gethostname(), os.getpid(), time.strftime("%Y-%m-%d %H:%M:%S"))
+        if self._session is None:
+            rows, _ = self.sql.run(take, (self.key, *me))
+            return int(rows[0][0])
+        import psycopg
+
+        try:
+            with self._session.transaction():
+                self._session.execute("SELECT pg_advisory_xact_lock(%s)", (self._fence_key,))
+                row = self._session.execute(take.replace("?", "%s"), (self.key, *me)).fetchone()
+        except psycopg.Error as exc:
+            raise StoreError(f"{describe(self.db)}: cannot take the game's lease ({exc})") from None
+        return int(row[0])
 
     def _refusal(self) -> str:
         with contextlib.suppress(StoreError):

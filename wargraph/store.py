@@ -462,16 +462,17 @@ class _Wargraph:
         with _binding("write", *_where(config), str(task_id)):
             return await super().aput_writes(config, writes, task_id, task_path)  # type: ignore[misc]
 
-    def _fence(self, cur: Any, sql: str, lock: str | None = None) -> None:
+    def _fence(self, cur: Any, sql: str, first: str, by_key: bool = False) -> None:
         """Inside a write's own transaction: refuse it if this process holds the thread's lease
-        under a generation the store no longer has (`wargraph.fence`). `sql` reads the stored
-        generation and locks it until the write commits (a taker waits for the write)."""
+        under a generation the store no longer has (`wargraph.fence`). `first` excludes a taking
+        of the lease until the write commits (its parameter: the thread, or the fence key if
+        `by_key`); `sql` then reads the stored generation."""
         thread = fence.WRITING.get()
-        mine = fence.generation(self.wargraph.db, thread)
-        if thread is None or mine is None:
+        held = fence.held(self.wargraph.db, thread)
+        if thread is None or held is None:
             return
-        if lock is not None:
-            cur.execute(lock, (thread,))
+        mine, key = held
+        cur.execute(first, (key if by_key else thread,))
         row = cur.execute(sql, (thread,)).fetchone()
         found = None if row is None else int(row["generation"] if isinstance(row, dict) else row[0])
         if found != mine:
@@ -698,7 +699,7 @@ class _FencedSqlite:
                     cur,
                     "SELECT generation FROM wargraph_lease WHERE thread_id = ?",
                     # an UPDATE opens the transaction with SQLite's write lock taken
-                    lock="UPDATE wargraph_lease SET generation = generation WHERE thread_id = ?",
+                    "UPDATE wargraph_lease SET generation = generation WHERE thread_id = ?",
                 )
             yield cur
 
@@ -723,7 +724,12 @@ class _OneTransaction:
             conn.cursor(binary=True, row_factory=dict_row) as cur,
         ):
             self._fence(  # type: ignore[attr-defined]
-                cur, "SELECT generation FROM wargraph_lease WHERE thread_id = %s FOR SHARE"
+                cur,
+                "SELECT generation FROM wargraph_lease WHERE thread_id = %s",
+                # shared with other writes, exclusive for a taking; its own statement, so the
+                # read after it sees a taking that committed while it waited
+                "SELECT pg_advisory_xact_lock_shared(%s)",
+                by_key=True,
             )
             yield cur
 
