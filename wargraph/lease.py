@@ -113,6 +113,9 @@ class Lease:
             self._fd = None
         if self._session is not None:
             with contextlib.suppress(Exception):
+                # at once: a closed session's locks go only when its server process has ended
+                self._session.execute("SELECT pg_advisory_unlock_all()")
+            with contextlib.suppress(Exception):
                 self._session.close()  # the server drops the advisory lock with the session
             self._session = None
 
