@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.lease import holders
-from wargraph.store import StoreError, describe, is_url, open_saver
+from wargraph.store import DamagedCheckpoint, StoreError, describe, is_url, open_saver
 
 
 @dataclass
@@ -40,22 +40,27 @@ def list_games(db: str | Path) -> list[GameRow]:
     rows = []
     with open_saver(db, create=False) as saver:
         for tid in saver.thread_ids():
-            run = saver.run_of(tid) or {}
-            spec = run.get("scenario", {})
-            tup = saver.get_tuple({"configurable": {"thread_id": tid, "checkpoint_ns": ""}})
-            values = tup.checkpoint.get("channel_values", {}) if tup else {}
-            stamp = tup.checkpoint.get("ts", "") if tup else ""
-            rows.append(
-                GameRow(
-                    thread_id=tid,
-                    scenario=str(spec.get("name") or spec.get("title") or "?"),
-                    status=_status(tup, live.get(tid)),
-                    round=int(values.get("round", 0) or 0),
-                    updated=_when(stamp),
-                )
-            )
+            try:
+                rows.append(_row(saver, tid, live.get(tid)))
+            except DamagedCheckpoint:  # listed as such; the other games are listed as usual
+                rows.append(GameRow(tid, "?", "damaged (not loaded)", 0, "?"))
     rows.sort(key=lambda r: r.updated, reverse=True)
     return rows
+
+
+def _row(saver: Any, tid: str, held: tuple | None) -> GameRow:
+    run = saver.run_of(tid) or {}
+    spec = run.get("scenario", {})
+    tup = saver.get_tuple({"configurable": {"thread_id": tid, "checkpoint_ns": ""}})
+    values = tup.checkpoint.get("channel_values", {}) if tup else {}
+    stamp = tup.checkpoint.get("ts", "") if tup else ""
+    return GameRow(
+        thread_id=tid,
+        scenario=str(spec.get("name") or spec.get("title") or "?"),
+        status=_status(tup, held),
+        round=int(values.get("round", 0) or 0),
+        updated=_when(stamp),
+    )
 
 
 def _when(stamp: str) -> str:

@@ -1,153 +1,196 @@
-"""One writer per game: an exclusive lease on a thread id, held in the store itself
-(table `wargraph_leases`, the same on SQLite and PostgreSQL).
+"""One writer per game: an exclusive lease on a thread id, held on something the kernel or the
+database server releases by itself when its holder ends, however it ends.
 
     with lease(db, thread_id, command="play"):
         ...  # only this process writes the thread's checkpoints
 
-A second taker is refused with `GameHeld`, one line naming the holder (host, pid, command,
-since when). The holder renews a heartbeat every `ttl/3` seconds from a daemon thread and
-deletes its row on exit. After a crash the row stays behind: on the same host a holder whose
-pid is gone is replaced at once; a holder on another host once its heartbeat is older than
-`ttl` (hosts' clocks are assumed roughly in step). A holder whose row was taken over meanwhile
-(it stalled for longer than `ttl`) finds `lost` set and must stop writing; `check()` raises.
+- A SQLite store `games.sqlite`: an `flock` on `games.sqlite.leases/<digest of the id>.lock`
+  (`wargraph.filelock`); the kernel drops it when the holder's process ends.
+- PostgreSQL: `pg_try_advisory_lock` on a connection of the lease's own (never one of the
+  pool), held for the lease's life; the server drops it when that session ends: at once when
+  the process ends, and through TCP keepalive (about a minute) when its host vanishes.
+
+No clock, pid or hostname decides anything: a holder killed with SIGKILL is replaced at once,
+a paused holder keeps its lease (on PostgreSQL until its session is cut), and hosts' clocks
+may disagree. Taking the lease increments the thread's generation (`wargraph.fence`), which
+every checkpoint write of the thread checks in its own transaction: a holder whose lease was
+freed and taken meanwhile has its next write refused (`LeaseLost`) and stops.
+
+The table `wargraph_lease` also names the last taker (command, host, pid, since) for the
+refusal message; it is never used to decide.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import socket
-import threading
 import time
-import uuid
 from collections.abc import Iterator
-from datetime import datetime
+from pathlib import Path
+from typing import Any
 
-from wargraph.store import Db, Sql, StoreError, own_sql
+from wargraph import fence, filelock
+from wargraph.fence import advisory_key, store_id
+from wargraph.store import Db, GameHeld, LeaseLost, Sql, StoreError, describe, is_url, own_sql
 
-TTL = float(os.environ.get("WARGRAPH_LEASE_TTL", "30"))
+__all__ = ["GameHeld", "Lease", "LeaseLost", "advisory_key", "holders", "lease", "store_id"]
+
+# PostgreSQL server-side keepalive for the lease's session: a host that vanished (power cut,
+# network gone) has its session ended, and the lease freed, after about idle + interval * count
+# seconds. libpq's own keepalive settings make the holder notice a vanished server likewise.
+KEEPALIVE = {"idle": 30, "interval": 10, "count": 3}
 
 
-class GameHeld(StoreError):
-    """Another process holds the game's lease."""
+def lock_file(db: Db, key: str) -> Path:
+    """The lock file of a thread of a SQLite store (thread ids may hold any character)."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return Path(f"{db}.leases") / f"{digest}.lock"
 
 
 class Lease:
-    def __init__(self, sql: Sql, key: str, command: str, ttl: float) -> None:
-        self.sql, self.key, self.command, self.ttl = sql, key, command, ttl
-        self.host, self.pid = socket.gethostname(), os.getpid()
-        self.holder = f"{self.host}:{self.pid}:{uuid.uuid4().hex[:8]}"
-        self.lost = threading.Event()
-        self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
+    def __init__(self, db: Db, sql: Sql, key: str, command: str) -> None:
+        self.db, self.sql, self.key, self.command = db, sql, key, command
+        self.generation = 0
+        self._fd: int | None = None
+        self._session: Any = None
+        self._fence_key = 0
+
+    # -- the lock itself ---------------------------------------------------------------------
+
+    def _lock(self) -> bool:
+        if is_url(self.db):
+            return self._lock_postgres()
+        path = lock_file(self.db, self.key)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            self._fd = filelock.take(path)
+        except OSError as exc:
+            raise StoreError(
+                f"{describe(self.db)}: cannot use the lease folder {path.parent} ({exc.strerror})"
+            ) from None
+        return self._fd is not None
+
+    def _lock_postgres(self) -> bool:
+        import psycopg
+
+        sid = store_id(self.sql)
+        lock_key = advisory_key(sid, self.key)
+        self._fence_key = advisory_key(sid, self.key, "fence")
+        try:
+            session = psycopg.connect(
+                str(self.db),
+                autocommit=True,
+                connect_timeout=int(float(os.environ.get("WARGRAPH_PG_TIMEOUT", "5"))),
+                keepalives=1,
+                keepalives_idle=KEEPALIVE["idle"],
+                keepalives_interval=KEEPALIVE["interval"],
+                keepalives_count=KEEPALIVE["count"],
+            )
+            # the server's side of keepalive, and no idle timeout for a session that is idle
+            # by design (a timeout would only free the lease early; fencing would still hold)
+            for name, value in (
+                ("tcp_keepalives_idle", KEEPALIVE["idle"]),
+                ("tcp_keepalives_interval", KEEPALIVE["interval"]),
+                ("tcp_keepalives_count", KEEPALIVE["count"]),
+                ("idle_session_timeout", 0),
+            ):
+                with contextlib.suppress(psycopg.Error):  # older servers lack some settings
+                    session.execute(f"SET {name} = {int(value)}")
+            got = session.execute("SELECT pg_try_advisory_lock(%s)", (lock_key,)).fetchone()[0]
+        except psycopg.Error as exc:
+            raise StoreError(f"{describe(self.db)}: cannot take the game's lease ({exc})") from None
+        if not got:
+            session.close()
+            return False
+        self._session = session
+        return True
+
+    def _unlock(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # the kernel drops the flock with the last descriptor
+            self._fd = None
+        if self._session is not None:
+            with contextlib.suppress(Exception):
+                # at once: a closed session's locks go only when its server process has ended
+                self._session.execute("SELECT pg_advisory_unlock_all()")
+            with contextlib.suppress(Exception):
+                self._session.close()  # the server drops the advisory lock with the session
+            self._session = None
+
+    # -- taking and giving back --------------------------------------------------------------
 
     def acquire(self) -> None:
-        for _ in range(2):  # the second try follows the removal of a dead holder's row
-            now = time.time()
-            self.sql.run(
-                "INSERT INTO wargraph_leases (thread_id, holder, host, pid, command, acquired,"
-                " heartbeat) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET"
-                " holder = excluded.holder, host = excluded.host, pid = excluded.pid,"
-                " command = excluded.command, acquired = excluded.acquired,"
-                " heartbeat = excluded.heartbeat WHERE wargraph_leases.heartbeat < ?",
-                (
-                    self.key,
-                    self.holder,
-                    self.host,
-                    self.pid,
-                    self.command,
-                    now,
-                    now,
-                    now - self.ttl,
-                ),
-            )
-            row = self._row()
-            if row is not None and row[0] == self.holder:
-                self._beat = threading.Thread(target=self._heartbeat, daemon=True)
-                self._beat.start()
-                return
-            if row is not None and self._gone(row):
-                self.sql.run(
-                    "DELETE FROM wargraph_leases WHERE thread_id = ? AND holder = ?",
-                    (self.key, row[0]),
-                )
-                continue
-            break
-        raise GameHeld(self._refusal(row))
-
-    def _row(self) -> tuple | None:
-        rows, _ = self.sql.run(
-            "SELECT holder, host, pid, command, acquired, heartbeat FROM wargraph_leases"
-            " WHERE thread_id = ?",
-            (self.key,),
-        )
-        return rows[0] if rows else None
-
-    def _gone(self, row: tuple) -> bool:
-        """A holder on this host whose process no longer exists (killed, crashed)."""
-        _, host, pid, *_ = row
-        if host != self.host:
-            return False
+        if not self._lock():
+            raise GameHeld(self._refusal())
         try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:  # alive, another user's
-            return False
-        return False
+            self.generation = self._next_generation()
+        except BaseException:
+            self._unlock()
+            raise
+        fence.hold(self.db, self.key, self.generation, self._fence_key)
 
-    def _refusal(self, row: tuple | None) -> str:
-        if row is None:  # released between our insert and our read: rare, say it plainly
-            return f"game {self.key!r} was being taken by another process; try again"
-        _, host, pid, command, acquired, heartbeat = row
-        since = datetime.fromtimestamp(float(acquired)).strftime("%Y-%m-%d %H:%M:%S")
-        expires = max(0, int(float(heartbeat) + self.ttl - time.time()))
-        return (
-            f"game {self.key!r} is in use by `{command}` (pid {pid} on {host}, since {since}); "
-            f"one writer per game: wait for it to end (if it died, the lease expires in "
-            f"{expires} s)"
+    def _next_generation(self) -> int:
+        """Increment the thread's generation, naming this holder. On PostgreSQL under the
+        thread's fence lock, exclusive: writes in flight of an earlier holder commit first."""
+        take = (
+            "INSERT INTO wargraph_lease (thread_id, generation, command, host, pid, since)"
+            " VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT (thread_id) DO UPDATE SET"
+            " generation = wargraph_lease.generation + 1, command = excluded.command,"
+            " host = excluded.host, pid = excluded.pid, since = excluded.since"
+            " RETURNING generation"
         )
+        me = (self.command, socket.gethostname(), os.getpid(), time.strftime("%Y-%m-%d %H:%M:%S"))
+        if self._session is None:
+            rows, _ = self.sql.run(take, (self.key, *me))
+            return int(rows[0][0])
+        import psycopg
 
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(self.ttl / 3):
-            try:
-                _, count = self.sql.run(
-                    "UPDATE wargraph_leases SET heartbeat = ? WHERE thread_id = ? AND holder = ?",
-                    (time.time(), self.key, self.holder),
+        try:
+            with self._session.transaction():
+                self._session.execute("SELECT pg_advisory_xact_lock(%s)", (self._fence_key,))
+                row = self._session.execute(take.replace("?", "%s"), (self.key, *me)).fetchone()
+        except psycopg.Error as exc:
+            raise StoreError(f"{describe(self.db)}: cannot take the game's lease ({exc})") from None
+        return int(row[0])
+
+    def _refusal(self) -> str:
+        with contextlib.suppress(StoreError):
+            rows, _ = self.sql.run(
+                "SELECT command, host, pid, since FROM wargraph_lease WHERE thread_id = ?",
+                (self.key,),
+            )
+            if rows and rows[0][0]:
+                command, host, pid, since = rows[0]
+                return (
+                    f"game {self.key!r} is in use by `{command}` (pid {pid} on {host}, since "
+                    f"{since}); one writer per game: wait for it to end (a holder that ended "
+                    "in any way, even killed, frees it at once)"
                 )
-            except StoreError:
-                continue  # the store is briefly unreachable: try again at the next beat
-            if count == 0:
-                self.lost.set()
-                return
+        return f"game {self.key!r} is in use by another process; one writer per game"
 
     def check(self) -> None:
-        """Raise if the lease was taken over (this process stalled past the TTL)."""
-        if self.lost.is_set():
-            raise GameHeld(
-                f"game {self.key!r}: this process lost its lease (it stalled for more than "
-                f"{self.ttl:.0f} s and another process took the game); it stops writing"
-            )
+        """Raise LeaseLost once a write of this holder was refused (another took the game)."""
+        if fence.lost(self.db, self.key):
+            raise LeaseLost(fence.lost_message(self.key, self.generation, None))
 
     def release(self) -> None:
-        self._stop.set()
-        if self._beat is not None:
-            self._beat.join(timeout=5)
-        with contextlib.suppress(StoreError):
+        fence.drop(self.db, self.key)
+        with contextlib.suppress(StoreError):  # the name only: the lock decides
             self.sql.run(
-                "DELETE FROM wargraph_leases WHERE thread_id = ? AND holder = ?",
-                (self.key, self.holder),
+                "UPDATE wargraph_lease SET command = NULL WHERE thread_id = ? AND generation = ?",
+                (self.key, self.generation),
             )
+        self._unlock()
 
 
 @contextlib.contextmanager
-def lease(
-    db: Db, key: str, *, command: str = "wargraph", ttl: float | None = None, create: bool = True
-) -> Iterator[Lease]:
+def lease(db: Db, key: str, *, command: str = "wargraph", create: bool = True) -> Iterator[Lease]:
     """Hold `key` (a thread id, or any name such as `experiment:<folder>`) in the store `db`
     while the block runs; raises GameHeld, naming the holder, if another process holds it."""
     with own_sql(db, create=create) as sql:
-        held = Lease(sql, key, command, TTL if ttl is None else ttl)
+        held = Lease(db, sql, key, command)
         held.acquire()
         try:
             yield held
@@ -156,11 +199,28 @@ def lease(
 
 
 def holders(db: Db) -> dict[str, tuple]:
-    """Live leases of a store: key -> (holder, host, pid, command, acquired, heartbeat)."""
+    """The games of a store held right now: key -> (command, host, pid, since), as the
+    holder named itself. Asks the lock (file or server), never a clock."""
     with own_sql(db, create=False) as sql:
-        rows, _ = sql.run(
-            "SELECT thread_id, holder, host, pid, command, acquired, heartbeat FROM wargraph_leases"
-            " WHERE heartbeat >= ?",
-            (time.time() - TTL,),
-        )
-    return {r[0]: tuple(r[1:]) for r in rows}
+        rows, _ = sql.run("SELECT thread_id, command, host, pid, since FROM wargraph_lease")
+        if not rows:
+            return {}
+        if is_url(db):
+            return _held_postgres(sql, rows)
+    return {r[0]: tuple(r[1:]) for r in rows if filelock.held(lock_file(db, r[0]))}
+
+
+def _held_postgres(sql: Sql, rows: list[tuple]) -> dict[str, tuple]:
+    sid = store_id(sql)
+    locks, _ = sql.run(
+        "SELECT classid::bigint, objid::bigint FROM pg_locks WHERE locktype = 'advisory'"
+        " AND objsubid = 1 AND granted AND database ="
+        " (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+    taken = {(int(c) << 32) | int(o) for c, o in locks}
+    out = {}
+    for row in rows:
+        unsigned = advisory_key(sid, row[0]) & 0xFFFFFFFFFFFFFFFF
+        if unsigned in taken:
+            out[row[0]] = tuple(row[1:])
+    return out

@@ -7,11 +7,17 @@ What every store gives, on both backends:
   PostgreSQL through a connection pool per URL and process.
 - Compressed checkpoints: a blob of some size is zlib-compressed before it is encrypted (game
   records and prompts are text, about 3-8x smaller); blobs from before load as they are.
-- Authenticated checkpoints: blobs are written with AES-GCM (`EncryptedSerializer`; EAX blobs
-  of older stores still load), so a
-  damaged byte fails to load with `DamagedCheckpoint` instead of loading as another game. The
-  key lives in the store (`wargraph_meta`) so every process that reaches the store can read it;
-  it detects damage, not a reader of the store (set WARGRAPH_STORE_KEY to keep it elsewhere).
+- Authenticated checkpoints: blobs are written with AES-GCM (`EncryptedSerializer`), each with
+  what it belongs to as associated data (thread, namespace, and checkpoint, write, or channel
+  and version); each checkpoint carries a seal (HMAC) over its thread, namespace, id, parent,
+  channels and inline values. A damaged byte, a moved row, a re-pointed parent or a swapped
+  blob fails to load with `DamagedCheckpoint` instead of loading as another game. Stores of
+  earlier versions keep loading what they hold (EAX or unbound blobs, v1 seals). The key
+  lives in the store (`wargraph_meta`) so every process that reaches the store can read it; it
+  detects damage, not a reader of the store (set WARGRAPH_STORE_KEY to keep it elsewhere). A
+  check value of the key is kept too: a wrong key is refused before anything is written.
+- Writes of a game whose lease this process holds are fenced (`wargraph.fence`), and a write
+  from a host whose clock is behind the game's last checkpoint is refused.
 - A game's run metadata (scenario and settings) inside its first checkpoint's metadata, so the
   two are written by one statement and cannot be apart; it carries its own HMAC.
 - `lease(db, thread)`: one writer per game (see `wargraph.lease`).
@@ -20,6 +26,7 @@ What every store gives, on both backends:
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import hmac
 import json
@@ -42,6 +49,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 # channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
+from wargraph import fence
+
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
 KEY_ENV = "WARGRAPH_STORE_KEY"
 Db = str | Path
@@ -53,6 +62,14 @@ class StoreError(RuntimeError):
 
 class DamagedCheckpoint(StoreError):
     pass
+
+
+class GameHeld(StoreError):
+    """Another process holds the game's lease."""
+
+
+class LeaseLost(GameHeld):
+    """This process's lease was freed and taken by another: its writes are refused."""
 
 
 def is_url(db: Db) -> bool:
@@ -117,9 +134,7 @@ def _reason(exc: BaseException) -> str:
 
 OWN_TABLES = (
     "CREATE TABLE IF NOT EXISTS wargraph_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS wargraph_leases (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL,"
-    " host TEXT NOT NULL, pid INTEGER NOT NULL, command TEXT NOT NULL,"
-    " acquired DOUBLE PRECISION NOT NULL, heartbeat DOUBLE PRECISION NOT NULL)",
+    fence.TABLE,  # (stores of earlier versions also keep an unused table wargraph_leases)
 )
 
 
@@ -152,25 +167,66 @@ class _Compressed(SerializerProtocol):
         return self.serde.loads_typed(data)
 
 
+# What a blob being written belongs to (its AEAD associated data), and the bindings of the
+# blobs opened while one checkpoint is read (checked against that checkpoint by `_checked`).
+_BIND: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("wargraph_bind", default=())
+_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("wargraph_seen", default=None)
+
+LEGACY, STRICT, BOUND = 0, 1, 2  # a store's guard: what every blob must carry to load
+
+
+@contextlib.contextmanager
+def _binding(*what: str) -> Iterator[None]:
+    token = _BIND.set(tuple(what))
+    try:
+        yield
+    finally:
+        _BIND.reset(token)
+
+
+@contextlib.contextmanager
+def _seeing(seen: list) -> Iterator[list]:
+    token = _SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _SEEN.reset(token)
+
+
 class _AesCipher(CipherProtocol):
-    """AES-GCM (the `cryptography` package, ~1 us a blob) for new blobs; AES-EAX blobs of
-    earlier stores (pycryptodome, ~0.5 ms a blob: most of a game's checkpoint CPU) still load."""
+    """AES-GCM (the `cryptography` package, ~1 us a blob) with the blob's binding (thread,
+    namespace, channel and version, or checkpoint, or write) as associated data, stored in clear
+    before the ciphertext and covered by its tag. Blobs of earlier versions still load: AES-GCM
+    without associated data, and AES-EAX (pycryptodome, ~0.5 ms a blob), unless the store
+    `guard` is BOUND (created since blobs are bound: an unbound blob there is a swapped one)."""
 
-    NAME = "aesgcm"
+    NAME = "aesgcm2"
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, guard: int = STRICT) -> None:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        self.key = key
+        self.key, self.guard = key, guard
         self.gcm = AESGCM(key)
         self.eax = EncryptedSerializer.from_pycryptodome_aes(key=key).cipher
 
     def encrypt(self, plaintext: bytes) -> tuple[str, bytes]:
         nonce = os.urandom(12)  # random 96-bit nonces: safe far beyond a store's blob count
-        return self.NAME, nonce + self.gcm.encrypt(nonce, plaintext, None)
+        bound = json.dumps(list(_BIND.get())).encode()
+        head = nonce + len(bound).to_bytes(2, "big") + bound
+        return self.NAME, head + self.gcm.encrypt(nonce, plaintext, bound)
 
     def decrypt(self, ciphername: str, ciphertext: bytes) -> bytes:
         if ciphername == self.NAME:
+            size = int.from_bytes(ciphertext[12:14], "big")
+            bound = ciphertext[14 : 14 + size]
+            plain = self.gcm.decrypt(ciphertext[:12], ciphertext[14 + size :], bound)
+            seen = _SEEN.get()
+            if seen is not None:
+                seen.append(tuple(json.loads(bound)))
+            return plain
+        if self.guard >= BOUND:
+            raise ValueError("a blob not bound to its checkpoint, in a store that binds them")
+        if ciphername == "aesgcm":
             return self.gcm.decrypt(ciphertext[:12], ciphertext[12:], None)
         if ciphername == "aes":
             return self.eax.decrypt(ciphername, ciphertext)
@@ -180,11 +236,11 @@ class _AesCipher(CipherProtocol):
 class _AuthenticatedSerde(EncryptedSerializer):
     """Authenticated blobs (AES-GCM; AES-EAX in older stores); a blob that fails its tag (or, in
     a store created authenticated, a blob with no tag at all) is a DamagedCheckpoint, never
-    data."""
+    data. `strict` is the store's guard (LEGACY, STRICT or BOUND)."""
 
-    def __init__(self, key: bytes, *, strict: bool, where: str) -> None:
-        super().__init__(_AesCipher(key), _Compressed(JsonPlusSerializer()))
-        self.strict, self.where = strict, where
+    def __init__(self, key: bytes, *, strict: int, where: str) -> None:
+        super().__init__(_AesCipher(key, int(strict)), _Compressed(JsonPlusSerializer()))
+        self.strict, self.where = int(strict), where
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         typ = data[0]
@@ -205,32 +261,94 @@ class _AuthenticatedSerde(EncryptedSerializer):
         )
 
 
-def _store_key(sql: Sql, fresh: bool) -> tuple[bytes, bool]:
-    """The store's key (created with the store) and whether every blob must carry a tag
-    (stores created before authentication keep loading their old, untagged checkpoints)."""
+def _store_key(sql: Sql, fresh: bool) -> tuple[bytes, int]:
+    """The store's key (created with the store, or WARGRAPH_STORE_KEY) and whether every blob
+    must carry a tag (stores created before authentication keep loading their old, untagged
+    checkpoints). A key that is not the store's is refused here, before anything is written."""
     env = os.environ.get(KEY_ENV)
-    sql.run(
-        "INSERT INTO wargraph_meta (name, value) VALUES ('strict', ?) ON CONFLICT (name) DO NOTHING",
-        ("1" if fresh else "0",),
-    )
+    meta = dict(sql.run("SELECT name, value FROM wargraph_meta")[0])
     if env:
         key = hashlib.sha256(env.encode()).digest()
+    elif "key" in meta:
+        key = _stored_key(sql, meta["key"])
+    elif "key_check" in meta:  # created with WARGRAPH_STORE_KEY: no key inside to fall back on
+        raise StoreError(
+            f"{describe(sql.db)}: this store's key is kept outside it; set {KEY_ENV} to the key "
+            "it was created with"
+        )
     else:
         sql.run(
             "INSERT INTO wargraph_meta (name, value) VALUES ('key', ?) ON CONFLICT (name) DO NOTHING",
             (secrets.token_hex(32),),
         )
         rows, _ = sql.run("SELECT value FROM wargraph_meta WHERE name = 'key'")
-        try:
-            key = bytes.fromhex(rows[0][0])
-            if len(key) != 32:
-                raise ValueError
-        except (ValueError, IndexError, TypeError):
-            raise StoreError(
-                f"{describe(sql.db)}: the store's checkpoint key (table wargraph_meta) is damaged"
-            ) from None
-    rows, _ = sql.run("SELECT value FROM wargraph_meta WHERE name = 'strict'")
-    return key, bool(rows) and rows[0][0] == "1"
+        key = _stored_key(sql, rows[0][0] if rows else "")
+    check = _key_check(key)
+    if "key_check" not in meta:
+        if not fresh and not _key_opens_store(sql, key):
+            raise StoreError(_wrong_key(sql.db))
+        sql.run(
+            "INSERT INTO wargraph_meta (name, value) VALUES ('key_check', ?)"
+            " ON CONFLICT (name) DO NOTHING",
+            (check,),
+        )
+        meta["key_check"] = sql.run("SELECT value FROM wargraph_meta WHERE name = 'key_check'")[0][
+            0
+        ][0]
+    if not hmac.compare_digest(str(meta["key_check"]), check):
+        raise StoreError(_wrong_key(sql.db))
+    for name, value in (("strict", "1" if fresh else "0"), ("bound", "1" if fresh else "0")):
+        if name not in meta:  # both fixed when the store is created
+            sql.run(
+                "INSERT INTO wargraph_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                (name, value),
+            )
+    rows, _ = sql.run("SELECT name, value FROM wargraph_meta WHERE name IN ('strict', 'bound')")
+    flags = {name for name, value in rows if value == "1"}
+    return key, (BOUND if "bound" in flags else STRICT) if "strict" in flags else LEGACY
+
+
+def _stored_key(sql: Sql, text: str) -> bytes:
+    try:
+        key = bytes.fromhex(text)
+        if len(key) != 32:
+            raise ValueError
+    except (ValueError, TypeError):
+        raise StoreError(
+            f"{describe(sql.db)}: the store's checkpoint key (table wargraph_meta) is damaged"
+        ) from None
+    return key
+
+
+def _key_check(key: bytes) -> str:
+    """A value stored with the store that says whether a key is its key (not the key)."""
+    return hmac.new(key, b"wargraph store key check v1", hashlib.sha256).hexdigest()
+
+
+def _wrong_key(db: Db) -> str:
+    return (
+        f"{describe(db)}: the key does not match this store ({KEY_ENV} differs from the key it "
+        "was created with); nothing was read or written. The store is intact: use its key"
+    )
+
+
+def _key_opens_store(sql: Sql, key: bytes) -> bool:
+    """A store from before key checks: the key is its key if it opens a few of its blobs (or
+    it has no encrypted blob yet)."""
+    if sql.postgres:
+        query = "SELECT type, blob FROM checkpoint_blobs WHERE type LIKE '%+%' LIMIT 5"
+    else:
+        query = "SELECT type, checkpoint FROM checkpoints WHERE type LIKE '%+%' LIMIT 5"
+    try:
+        rows, _ = sql.run(query)
+    except StoreError:  # no checkpoint tables yet
+        return True
+    cipher = _AesCipher(key)
+    for typ, blob in rows:
+        with contextlib.suppress(Exception):
+            cipher.decrypt(str(typ).split("+", 1)[1], bytes(blob))
+            return True
+    return not rows
 
 
 # --- run metadata in the first checkpoint ----------------------------------------------------
@@ -240,7 +358,12 @@ def _run_mac(key: bytes, thread_id: str, text: str) -> str:
     return hmac.new(key, f"{thread_id}\n{text}".encode(), hashlib.sha256).hexdigest()
 
 
-def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None) -> str:
+SEAL2 = "v2:"  # seals that also cover the thread, namespace and parent link
+
+
+def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None, where: Any = None) -> str:
+    """The checkpoint's seal. `where` = (thread id, namespace, parent id) makes a v2 seal; a
+    v1 seal (without them) is what earlier versions wrote, and loads only in their stores."""
     values = checkpoint.get("channel_values") or {}
     inline = {k: v for k, v in values.items() if v is None or isinstance(v, str | int | float)}
     # A DeltaChannel's whole-value snapshot is sealed with the checkpoint that wrote it (its
@@ -254,8 +377,21 @@ def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None) -> str
         "inline": inline,
         "versions": checkpoint.get("channel_versions"),
     }
+    if where is not None:
+        body["thread"], body["ns"], body["parent"] = (str(w) if w else "" for w in where)
     text = json.dumps(body, sort_keys=True, default=str)
-    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
+    mac = hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
+    return mac if where is None else SEAL2 + mac
+
+
+def _where(config: dict) -> tuple[str, str, str]:
+    """(thread id, namespace, checkpoint id) of a config (at `put`, the id is the parent's)."""
+    conf = (config or {}).get("configurable", {})
+    return (
+        str(conf.get("thread_id") or ""),
+        str(conf.get("checkpoint_ns") or ""),
+        str(conf.get("checkpoint_id") or ""),
+    )
 
 
 class _Wargraph:
@@ -280,51 +416,158 @@ class _Wargraph:
         mac = _run_mac(self.wargraph.key, str(conf.get("thread_id")), text)
         return {**metadata, "wargraph": RUN_MARK, "wargraph_run": text, "wargraph_mac": mac}
 
+    def _in_time(self, config: dict, new_id: str | None = None) -> None:
+        """LangGraph makes checkpoint ids from the clock (monotonic within a process) and reads
+        a thread's latest by id: a host whose clock is behind the game's last checkpoint would
+        write checkpoints that hide under it (answers vanish). Refuse before any write."""
+        thread, _, current = _where(config)
+        if not current:
+            return
+        from langgraph.checkpoint.base.id import uuid6
+
+        if str(new_id or uuid6(clock_seq=0)) <= current:
+            raise StoreError(
+                f"{describe(self.wargraph.db)}: thread {thread!r}: this host's clock is behind "
+                f"the game's last checkpoint (written by another process or host); checkpoints "
+                "are ordered by time, so nothing was written. Set the clock right and resume"
+            )
+
     def _sealed(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
+        self._in_time(config, str(checkpoint["id"]))
         meta = self._with_run(config, metadata)
-        return {**meta, "wargraph_seal": _seal(self.wargraph.key, checkpoint)}
+        seal = _seal(self.wargraph.key, checkpoint, where=_where(config))
+        return {**meta, "wargraph_seal": seal}
+
+    # -- writing: sealed, bound, fenced -------------------------------------------------------
 
     def put(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
         meta = self._sealed(config, checkpoint, metadata)
-        return super().put(config, checkpoint, meta, new_versions)  # type: ignore[misc]
+        thread, ns, _ = _where(config)
+        with _writing(config), _binding("checkpoint", thread, ns, str(checkpoint["id"])):
+            return super().put(config, checkpoint, meta, new_versions)  # type: ignore[misc]
 
     async def aput(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
         meta = self._sealed(config, checkpoint, metadata)
-        return await super().aput(config, checkpoint, meta, new_versions)  # type: ignore[misc]
+        thread, ns, _ = _where(config)
+        with _binding("checkpoint", thread, ns, str(checkpoint["id"])):
+            return await super().aput(config, checkpoint, meta, new_versions)  # type: ignore[misc]
+
+    def put_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
+        self._in_time(config)
+        with _writing(config), _binding("write", *_where(config), str(task_id)):
+            return super().put_writes(config, writes, task_id, task_path)  # type: ignore[misc]
+
+    async def aput_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
+        self._in_time(config)
+        with _binding("write", *_where(config), str(task_id)):
+            return await super().aput_writes(config, writes, task_id, task_path)  # type: ignore[misc]
+
+    def _fence(self, cur: Any, sql: str, first: str, by_key: bool = False) -> None:
+        """Inside a write's own transaction: refuse it if this process holds the thread's lease
+        under a generation the store no longer has (`wargraph.fence`). `first` excludes a taking
+        of the lease until the write commits (its parameter: the thread, or the fence key if
+        `by_key`); `sql` then reads the stored generation."""
+        thread = fence.WRITING.get()
+        held = fence.held(self.wargraph.db, thread)
+        if thread is None or held is None:
+            return
+        mine, key = held
+        cur.execute(first, (key if by_key else thread,))
+        row = cur.execute(sql, (thread,)).fetchone()
+        found = None if row is None else int(row["generation"] if isinstance(row, dict) else row[0])
+        if found != mine:
+            raise LeaseLost(fence.refuse(self.wargraph.db, thread, mine, found))
+
+    # -- reading: every checkpoint against its seal, every blob against its binding -----------
 
     def get_tuple(self, config):  # type: ignore[no-untyped-def]
-        return self._checked(super().get_tuple(config))  # type: ignore[misc]
+        with _seeing([]) as seen:
+            tup = super().get_tuple(config)  # type: ignore[misc]
+        return self._checked(tup, seen)
 
     async def aget_tuple(self, config):  # type: ignore[no-untyped-def]
-        return self._checked(await super().aget_tuple(config))  # type: ignore[misc]
+        with _seeing([]) as seen:
+            tup = await super().aget_tuple(config)  # type: ignore[misc]
+        return self._checked(tup, seen)
 
     def list(self, config, **kw):  # type: ignore[no-untyped-def]
-        for tup in super().list(config, **kw):  # type: ignore[misc]
-            yield self._checked(tup)
+        rows = super().list(config, **kw)  # type: ignore[misc]
+        try:
+            while True:
+                with _seeing([]) as seen:  # each row's blobs are opened as it is produced
+                    tup = next(rows, None)
+                if tup is None:
+                    return
+                yield self._checked(tup, seen)
+        finally:
+            rows.close()  # now, while the store is open (a caller may stop early)
 
     async def alist(self, config, **kw):  # type: ignore[no-untyped-def]
-        async for tup in super().alist(config, **kw):  # type: ignore[misc]
-            yield self._checked(tup)
+        rows = super().alist(config, **kw).__aiter__()  # type: ignore[misc]
+        try:
+            while True:
+                with _seeing([]) as seen:
+                    try:
+                        tup = await rows.__anext__()
+                    except StopAsyncIteration:
+                        return
+                yield self._checked(tup, seen)
+        finally:
+            await rows.aclose()
 
-    def _checked(self, tup: Any) -> Any:
-        """A checkpoint is loaded only as it was written: its id, which channels hold values
-        and the values stored outside the authenticated blobs (PostgreSQL keeps numbers and
-        strings inline) must match the seal written with it."""
+    def get_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
+        with _seeing([]) as seen:
+            found = super().get_delta_channel_history(config=config, channels=channels)  # type: ignore[misc]
+        self._of_thread(config, seen)
+        return found
+
+    async def aget_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
+        with _seeing([]) as seen:
+            found = await super().aget_delta_channel_history(config=config, channels=channels)  # type: ignore[misc]
+        self._of_thread(config, seen)
+        return found
+
+    def _of_thread(self, config: dict, seen: list) -> None:
+        """The writes and snapshots a DeltaChannel is rebuilt from are all of this thread."""
+        thread, ns, _ = _where(config)
+        for bound in seen:
+            if tuple(bound[1:3]) != (thread, ns):
+                self._refuse(config, "a blob of another game or namespace")
+
+    def _refuse(self, config: dict, why: str) -> None:
+        conf = config["configurable"]
+        raise DamagedCheckpoint(
+            f"{describe(self.wargraph.db)}: thread {conf.get('thread_id')!r}: checkpoint "
+            f"{conf.get('checkpoint_id')} is damaged ({why}); it was not loaded. Restore the "
+            "store from a backup, or fork the game from an earlier checkpoint with "
+            "`wargraph replay`"
+        )
+
+    def _checked(self, tup: Any, seen: list | None = None) -> Any:
+        """A checkpoint is loaded only as it was written: its thread, namespace, id and parent,
+        which channels hold values and the values stored outside the authenticated blobs
+        (PostgreSQL keeps numbers and strings inline) must match the seal written with it, and
+        each blob opened for it must be bound to it (its channel at its version, its writes)."""
         if tup is None:
             return None
         conf = tup.config["configurable"]
         seal = tup.metadata.get("wargraph_seal") if isinstance(tup.metadata, dict) else None
-        if seal is None and not self.serde.strict:  # type: ignore[attr-defined]
+        guard = self.serde.strict  # type: ignore[attr-defined]
+        if seal is None and not guard:
             return tup  # written before seals, in a store from before them
-        if seal is None or not hmac.compare_digest(
-            str(seal), _seal(self.wargraph.key, tup.checkpoint, conf.get("checkpoint_id"))
-        ):
-            raise DamagedCheckpoint(
-                f"{describe(self.wargraph.db)}: thread {conf.get('thread_id')!r}: checkpoint "
-                f"{conf.get('checkpoint_id')} is damaged (it does not match its seal); it was "
-                "not loaded. Restore the store from a backup, or fork the game from an earlier "
-                "checkpoint with `wargraph replay`"
-            )
+        parent = (tup.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+        if str(seal or "").startswith(SEAL2):
+            where = (conf.get("thread_id"), conf.get("checkpoint_ns"), parent)
+            expected = _seal(self.wargraph.key, tup.checkpoint, conf.get("checkpoint_id"), where)
+        elif guard >= BOUND:  # a store that seals parents never holds a v1 seal
+            expected = None
+        else:
+            expected = _seal(self.wargraph.key, tup.checkpoint, conf.get("checkpoint_id"))
+        if seal is None or expected is None or not hmac.compare_digest(str(seal), expected):
+            self._refuse(tup.config, "it does not match its seal")
+        for bound in seen or ():
+            if not _belongs(bound, tup):
+                self._refuse(tup.config, "a blob of another checkpoint or game")
         return tup
 
     def verify_thread(self, thread_id: str) -> int:
@@ -353,13 +596,52 @@ class _Wargraph:
         return json.loads(text)
 
     def thread_ids(self) -> list[str]:
-        """Every thread that holds a game (started with its run metadata), oldest first."""
-        found: dict[str, float] = {}
-        for tup in self.list(None, filter={"wargraph": RUN_MARK}):  # type: ignore[attr-defined]
-            found[tup.config["configurable"]["thread_id"]] = 0
+        """Every thread that holds a game (started with its run metadata), oldest first. Read
+        from the rows' plain metadata without loading any checkpoint, so one damaged game
+        does not hide the others (each is checked when it is read)."""
+        if self.wargraph.sql.postgres:
+            query = (
+                "SELECT thread_id FROM checkpoints WHERE checkpoint_ns = ''"
+                " AND metadata ->> 'wargraph' = ? GROUP BY thread_id ORDER BY min(checkpoint_id)"
+            )
+        else:
+            query = (
+                "SELECT thread_id FROM checkpoints WHERE checkpoint_ns = '' AND CASE WHEN"
+                " json_valid(CAST(metadata AS TEXT)) THEN json_extract(CAST(metadata AS TEXT),"
+                " '$.wargraph') END = ? GROUP BY thread_id ORDER BY min(checkpoint_id)"
+            )
+        rows, _ = self.wargraph.sql.run(query, (RUN_MARK,))
+        found = dict.fromkeys(str(r[0]) for r in rows)
         for tid in self.wargraph.legacy_threads():
-            found.setdefault(tid, 0)
+            found.setdefault(tid)
         return list(found)
+
+
+def _belongs(bound: tuple, tup: Any) -> bool:
+    """Whether a blob's binding (its associated data) is that of the checkpoint `tup`."""
+    thread, ns, cid = _where(tup.config)
+    kind, *rest = tuple(bound) or ("",)
+    if kind == "checkpoint":  # SQLite: the checkpoint's own blob
+        return tuple(rest) == (thread, ns, cid)
+    if kind == "write":  # its pending writes
+        return tuple(rest[:3]) == (thread, ns, cid)
+    if kind == "blob" and len(rest) == 4:  # PostgreSQL: a channel's value at a version
+        versions = tup.checkpoint.get("channel_versions") or {}
+        return tuple(rest[:2]) == (thread, ns) and str(versions.get(rest[2])) == rest[3]
+    return False
+
+
+class _BoundBlobs:
+    """PostgreSQL keeps each channel's value in its own blob, shared by the checkpoints at that
+    version: each is bound to its thread, namespace, channel and version."""
+
+    def _dump_blobs(self, thread_id, checkpoint_ns, values, versions):  # type: ignore[no-untyped-def]
+        out = []
+        for channel, version in versions.items():
+            with _binding("blob", str(thread_id), str(checkpoint_ns), channel, str(version)):
+                one = {channel: values[channel]} if channel in values else {}
+                out += super()._dump_blobs(thread_id, checkpoint_ns, one, {channel: version})  # type: ignore[misc]
+        return out
 
 
 @dataclass
@@ -396,10 +678,36 @@ class StoreInfo:
         return bool(rows)
 
 
+@contextlib.contextmanager
+def _writing(config: dict) -> Iterator[None]:
+    token = fence.WRITING.set(str(config.get("configurable", {}).get("thread_id")))
+    try:
+        yield
+    finally:
+        fence.WRITING.reset(token)
+
+
+class _FencedSqlite:
+    """SqliteSaver writes each checkpoint in one transaction of its `cursor()`: the fencing
+    check opens it (an UPDATE takes SQLite's write lock at once), the write follows."""
+
+    @contextlib.contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[Any]:
+        with super().cursor(transaction) as cur:  # type: ignore[misc]
+            if transaction:
+                self._fence(  # type: ignore[attr-defined]
+                    cur,
+                    "SELECT generation FROM wargraph_lease WHERE thread_id = ?",
+                    # an UPDATE opens the transaction with SQLite's write lock taken
+                    "UPDATE wargraph_lease SET generation = generation WHERE thread_id = ?",
+                )
+            yield cur
+
+
 class _OneTransaction:
     """PostgresSaver sends a write's statements (blobs, then the checkpoint) in an autocommit
     pipeline; here they run in one transaction, so a writer killed half-way leaves all or
-    nothing, as on SQLite."""
+    nothing, as on SQLite. The transaction starts with the fencing check."""
 
     @contextlib.contextmanager
     def _cursor(self, *, pipeline: bool = False) -> Iterator[Any]:
@@ -415,22 +723,32 @@ class _OneTransaction:
             conn.transaction(),
             conn.cursor(binary=True, row_factory=dict_row) as cur,
         ):
+            self._fence(  # type: ignore[attr-defined]
+                cur,
+                "SELECT generation FROM wargraph_lease WHERE thread_id = %s",
+                # shared with other writes, exclusive for a taking; its own statement, so the
+                # read after it sees a taking that committed while it waited
+                "SELECT pg_advisory_xact_lock_shared(%s)",
+                by_key=True,
+            )
             yield cur
 
 
 def _saver_classes() -> dict[str, type]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    classes: dict[str, type] = {"sqlite": type("WargraphSqliteSaver", (_Wargraph, SqliteSaver), {})}
+    classes: dict[str, type] = {
+        "sqlite": type("WargraphSqliteSaver", (_Wargraph, _FencedSqlite, SqliteSaver), {})
+    }
     from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     classes["postgres"] = type(
-        "WargraphPostgresSaver", (_Wargraph, _OneTransaction, PostgresSaver), {}
+        "WargraphPostgresSaver", (_Wargraph, _BoundBlobs, _OneTransaction, PostgresSaver), {}
     )
     classes["async-postgres"] = type(
-        "WargraphAsyncPostgresSaver", (_Wargraph, AsyncPostgresSaver), {}
+        "WargraphAsyncPostgresSaver", (_Wargraph, _BoundBlobs, AsyncPostgresSaver), {}
     )
     classes["async-sqlite"] = type("WargraphAsyncSqliteSaver", (_Wargraph, AsyncSqliteSaver), {})
     return classes
@@ -497,7 +815,7 @@ def _sqlite_fresh(conn: sqlite3.Connection) -> bool:
     return not row[0]
 
 
-def _prepare_sqlite(db: Db, conn: sqlite3.Connection) -> tuple[Sql, bytes, bool]:
+def _prepare_sqlite(db: Db, conn: sqlite3.Connection) -> tuple[Sql, bytes, int]:
     sql = Sql(db, conn)
     fresh = _sqlite_fresh(conn)
     for ddl in OWN_TABLES:
@@ -570,7 +888,7 @@ _setup_lock = threading.Lock()
 SETUP_LOCK = 7412839  # advisory lock id for wargraph's set-up of a PostgreSQL database
 
 
-def _prepare_postgres(url: str, pool: Any) -> tuple[Sql, bytes, bool]:
+def _prepare_postgres(url: str, pool: Any) -> tuple[Sql, bytes, int]:
     """LangGraph's tables and ours, once per process. Processes starting together take turns
     through an advisory lock, polled rather than waited on: the migrations build indexes
     CONCURRENTLY, which would wait for a session blocked on the lock (a deadlock)."""
@@ -694,9 +1012,7 @@ def _own_sql(db: Db, create: bool) -> Iterator[Sql]:
         return
     conn = connect_sqlite(db, create=create)
     try:
-        sql = Sql(db, conn)
-        for ddl in OWN_TABLES:
-            sql.run(ddl)
+        sql, _, _ = _prepare_sqlite(db, conn)  # a wrong key is refused here, before any write
         yield sql
     finally:
         conn.close()

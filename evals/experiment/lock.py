@@ -8,7 +8,6 @@ however it ends, so a crashed run never blocks the next one."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import socket
 import time
@@ -16,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from wargraph.evals.experiment.spec import ExperimentError
+from wargraph.filelock import take
 
 LOCK_NAME = ".lock"
 
@@ -25,18 +25,19 @@ def folder_lock(out: Path) -> Iterator[None]:
     """Hold `out` for this run, or raise ExperimentError naming the run that holds it."""
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = take(out / LOCK_NAME)
     except OSError as err:
         raise ExperimentError(f"{out}: cannot use this output folder ({err.strerror})") from None
-    try:
+    if fd is None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
-            raise ExperimentError(
-                f"{out}: another run of this experiment is using this folder ({holder}); "
-                "wait for it to end, or give another --out"
-            ) from None
+            holder = (out / LOCK_NAME).read_text(errors="replace").strip()[:200]
+        except OSError:
+            holder = ""
+        raise ExperimentError(
+            f"{out}: another run of this experiment is using this folder "
+            f"({holder or 'another process'}); wait for it to end, or give another --out"
+        )
+    try:
         note = f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%H:%M:%S')}"
         os.ftruncate(fd, 0)
         os.pwrite(fd, note.encode(), 0)

@@ -202,10 +202,21 @@ def _flips(name: str, data: bytes, rng: random.Random) -> list[bytes]:
                 continue
         else:
             new = bytes([data[i] ^ (1 << rng.randrange(8))])
-        out.append(data[:i] + new + data[i + 1 :])
+        damaged = data[:i] + new + data[i + 1 :]
+        if name == "checkpoint json" and not _is_json(damaged):
+            continue  # a letter of `false`/`true`: PostgreSQL would refuse the edit itself
+        out.append(damaged)
         if len(out) == FLIPS:
             break
     return out
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
 
 
 def test_a_damaged_checkpoint_never_loads_as_another_game(game):

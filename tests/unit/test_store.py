@@ -66,23 +66,47 @@ def test_a_sqlite_path_that_is_not_a_store(tmp_path):
         pass
 
 
-def test_blobs_are_aes_gcm_and_older_eax_blobs_still_load():
+def test_blobs_are_bound_aes_gcm_and_older_blobs_still_load_where_they_may():
+    """New blobs: AES-GCM with what they belong to as associated data (a changed binding
+    fails the tag). Blobs of earlier versions (AES-GCM without it, AES-EAX) load in stores
+    from before bindings, and are refused in a store created with them (a swapped-in blob)."""
     import os
 
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from wargraph.store import DamagedCheckpoint, _AuthenticatedSerde, _Compressed
+    from wargraph.store import (
+        BOUND,
+        STRICT,
+        DamagedCheckpoint,
+        _AuthenticatedSerde,
+        _binding,
+        _Compressed,
+        _seeing,
+    )
 
     key = os.urandom(32)
-    serde = _AuthenticatedSerde(key, strict=True, where="test.sqlite")
+    serde = _AuthenticatedSerde(key, strict=BOUND, where="test.sqlite")
     value = {"events": ["a long text " * 40], "round": 3}
-    typ, blob = serde.dumps_typed(value)
-    assert typ.endswith("+aesgcm") and serde.loads_typed((typ, blob)) == value
-    flipped = blob[:20] + bytes([blob[20] ^ 1]) + blob[21:]
+    with _binding("blob", "t1", "", "events", "7"):
+        typ, blob = serde.dumps_typed(value)
+    assert typ.endswith("+aesgcm2")
+    with _seeing([]) as seen:
+        assert serde.loads_typed((typ, blob)) == value
+    assert seen == [("blob", "t1", "", "events", "7")]
+    flipped = blob[:20] + bytes([blob[20] ^ 1]) + blob[21:]  # inside the binding
     with pytest.raises(DamagedCheckpoint):
         serde.loads_typed((typ, flipped))
-    # a blob an earlier wargraph wrote (AES-EAX through pycryptodome)
+    # blobs earlier versions wrote: AES-GCM without associated data, AES-EAX (pycryptodome)
+    nonce = os.urandom(12)
+    plain = _Compressed(JsonPlusSerializer()).dumps_typed(value)
+    gcm = (plain[0] + "+aesgcm", nonce + AESGCM(key).encrypt(nonce, plain[1], None))
     old = EncryptedSerializer.from_pycryptodome_aes(_Compressed(JsonPlusSerializer()), key=key)
-    typ, blob = old.dumps_typed(value)
-    assert typ.endswith("+aes") and serde.loads_typed((typ, blob)) == value
+    eax = old.dumps_typed(value)
+    assert eax[0].endswith("+aes")
+    before = _AuthenticatedSerde(key, strict=STRICT, where="test.sqlite")
+    for typ, blob in (gcm, eax):
+        assert before.loads_typed((typ, blob)) == value
+        with pytest.raises(DamagedCheckpoint, match="not bound"):
+            serde.loads_typed((typ, blob))
