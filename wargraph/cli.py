@@ -305,8 +305,8 @@ def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") ->
         fail(str(exc))
     table = RichTable("thread", "scenario", "status", "round", "last update")
     for g in rows:
-        table.add_row(g.thread_id, g.scenario, g.status, str(g.round), g.updated)
-    console.print(table if rows else f"no games in {db}")
+        table.add_row(text(g.thread_id), text(g.scenario), text(g.status), str(g.round), g.updated)
+    console.print(table if rows else text(f"no games in {db}"))
 
 
 @app.command()

@@ -147,3 +147,18 @@ def test_model_text_with_markup_and_controls_is_printed_as_text(tmp_path):
         assert "\x1b" not in terminal and "\x07" not in terminal and "\x9b" not in terminal
         assert "\x00" not in terminal and "pwned-title" not in terminal
     assert "Markup [/] and colour" in stopped.stdout or "what south knows" in stopped.stdout
+
+
+def test_games_lists_a_title_with_markup_as_text(tmp_path):
+    data = yaml.safe_load(shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8"))
+    data["title"] = "The [/] crisis [bold]\x1b]0;owned\x07"
+    data["rounds"] = 1
+    path = tmp_path / "markup_title.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    db = str(tmp_path / "games.sqlite")
+    played = wargraph("play", str(path), "--model", "scripted", "--db", db, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    listed = wargraph("games", "--db", db, cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "The [/] crisis [bold]" in listed.stdout
+    assert "\x1b" not in listed.stdout and "Traceback" not in listed.stderr
