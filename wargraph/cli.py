@@ -41,6 +41,13 @@ err = Console(stderr=True)
 _thread: list[str] = []  # the game this command works on: every error names it
 
 
+@app.callback()
+def _each_command() -> None:
+    """Runs before every command: a command run in the same process after another one (tests,
+    scripts using the Typer app) does not name the earlier command's game in its errors."""
+    _thread.clear()
+
+
 def fail(message: str, code: int = 2) -> None:
     if _thread and _thread[0] not in message:
         message = f"{message} (thread {_thread[0]})"

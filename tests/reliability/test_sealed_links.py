@@ -205,8 +205,7 @@ def test_a_wrong_key_is_its_own_error_before_anything_is_written(store_db, monke
     _play(store_db, A, 1)
     rows = _count(store_db)
     monkeypatch.setenv(KEY_ENV, "not the key of this store")
-    # a fresh process: the CLI remembers the last command's thread (here: an earlier test's)
-    monkeypatch.setattr("wargraph.cli._thread", [])
+    # in-process, after earlier commands: each command starts with no game named
     r = CliRunner().invoke(app, ["games", "--db", store_db], env={"COLUMNS": "300"})
     assert r.exit_code == 2, r.output
     assert "the key does not match this store" in r.output, r.output
