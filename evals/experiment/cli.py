@@ -6,8 +6,9 @@ import contextlib
 import os
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from wargraph.evals.experiment.plan import conditions_of
 from wargraph.evals.experiment.run import run_experiment
@@ -16,6 +17,8 @@ from wargraph.models import ModelRefError, endpoint_concurrency, set_endpoint_co
 from wargraph.scenario import ScenarioError
 from wargraph.store import StoreError, describe
 from wargraph.terminal import safe
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -34,6 +37,27 @@ def _terminate_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def run_guarded(console: Any, body: Callable[[], T]) -> T | int:
+    """`body()` (it reads a file and plays games) with the command line's two early ends: a
+    known error is one line (exit code 2); Ctrl-C or SIGTERM stops after the games' current
+    steps and keeps everything finished (exit code 130: the same command resumes). Returns
+    body's result, or the exit code."""
+    from wargraph.runner import GameError
+
+    try:
+        with _terminate_as_interrupt():
+            return body()
+    except (ExperimentError, ScenarioError, GameError, ModelRefError, StoreError) as err:
+        console.print(f"[bold red]error:[/] {safe(err)}", highlight=False, soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        console.print(
+            "[yellow]interrupted[/]: finished games and checkpoints are kept; run the same "
+            "command again to resume."
+        )
+        return 130
 
 
 def run_from_cli(
@@ -57,10 +81,9 @@ def run_from_cli(
     OpenAI-compatible endpoint, per process (else WARGRAPH_ENDPOINT_CONCURRENCY, default 4)."""
     from rich.console import Console
 
-    from wargraph.runner import GameError
-
     console = console or Console()
-    try:
+
+    def body() -> Any:
         exp = load_experiment(file, runs=runs, model=model)
         if concurrency is not None:
             if not 1 <= concurrency <= 64:
@@ -79,24 +102,17 @@ def run_from_cli(
             f"[bold]{safe(exp.name)}[/]: {n} games ({exp.runs} runs x {n // exp.runs} "
             f"conditions) on {safe(exp.model)}, {safe(where + store)} -> {safe(out_dir)}/"
         )
-        with _terminate_as_interrupt():
-            if ray:
-                from wargraph.evals.experiment.cluster import run_experiment_on_ray
+        if ray:
+            from wargraph.evals.experiment.cluster import run_experiment_on_ray
 
-                result = run_experiment_on_ray(
-                    exp, out_dir, address=ray, db=db, cpus_per_game=cpus_per_game, console=console
-                )
-            else:
-                result = run_experiment(exp, out_dir, console=console, db=db)
-    except (ExperimentError, ScenarioError, GameError, ModelRefError, StoreError) as err:
-        console.print(f"[bold red]error:[/] {safe(err)}", highlight=False, soft_wrap=True)
-        return 2
-    except KeyboardInterrupt:
-        console.print(
-            "[yellow]interrupted[/]: finished games and checkpoints are kept; run the same "
-            "command again to resume."
-        )
-        return 130
+            return run_experiment_on_ray(
+                exp, out_dir, address=ray, db=db, cpus_per_game=cpus_per_game, console=console
+            )
+        return run_experiment(exp, out_dir, console=console, db=db)
+
+    result = run_guarded(console, body)
+    if isinstance(result, int):
+        return result
     c = result.counts
     console.print(
         f"[green]done[/] in {result.elapsed_s:.0f} s: {c['played']} played, {c['resumed']} "

@@ -171,7 +171,12 @@ def _format_validation(source: str, err: ValidationError) -> str:
 
 
 def shipped_experiments() -> dict[str, Path]:
-    root = importlib.resources.files("wargraph.evals") / "experiments"
+    return shipped_files("experiments")
+
+
+def shipped_files(folder: str) -> dict[str, Path]:
+    """The YAML files shipped in `evals/<folder>/`, by name (experiments, tournaments)."""
+    root = importlib.resources.files("wargraph.evals") / folder
     try:
         return {Path(p.name).stem: Path(str(p)) for p in root.iterdir() if p.name.endswith(".yaml")}
     except (FileNotFoundError, NotADirectoryError):
@@ -193,6 +198,22 @@ def resolve_experiment(name_or_path: str | Path) -> Path:
     )
 
 
+def read_fields(path: Path, kind: str, error: type[Exception]) -> dict[str, Any]:
+    """The mapping at the top of a YAML file (an experiment, a tournament); `error` with one
+    line naming the file and what is wrong."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise error(f"{path}:{at}: YAML syntax error: {getattr(err, 'problem', err)}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise error(f"{path}: not a readable text file ({err})") from None
+    if not isinstance(data, dict):
+        raise error(f"{path}: expected a mapping of {kind} fields at the top level")
+    return data
+
+
 def load_experiment(
     source: str | Path | dict[str, Any],
     *,
@@ -208,20 +229,7 @@ def load_experiment(
     else:
         path = resolve_experiment(source)
         where, base = str(path), str(path.parent)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            at = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            raise ExperimentError(
-                f"{path}:{at}: YAML syntax error: {getattr(err, 'problem', err)}"
-            ) from None
-        except (UnicodeDecodeError, IsADirectoryError) as err:
-            raise ExperimentError(f"{path}: not a readable text file ({err})") from None
-        if not isinstance(data, dict):
-            raise ExperimentError(
-                f"{path}: expected a mapping of experiment fields at the top level"
-            )
+        data = read_fields(path, "experiment", ExperimentError)
         data.setdefault("name", path.stem)
     data["base_dir"] = base
     if runs is not None:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wargraph.evals.experiment.cli import _terminate_as_interrupt
+from wargraph.evals.experiment.cli import run_guarded
 from wargraph.evals.experiment.spec import ExperimentError
 from wargraph.evals.tournament.run import report_only, run_tournament
 from wargraph.evals.tournament.spec import load_tournament
-from wargraph.models import ModelRefError, set_endpoint_concurrency
-from wargraph.scenario import ScenarioError
-from wargraph.store import StoreError
+from wargraph.models import set_endpoint_concurrency
 
 
 def run_from_cli(
@@ -34,10 +32,9 @@ def run_from_cli(
     from rich.console import Console
     from rich.markup import escape
 
-    from wargraph.runner import GameError
-
     console = console or Console()
-    try:
+
+    def body() -> Any:
         t = load_tournament(file, model=model)
         if concurrency is not None:
             if not 1 <= concurrency <= 64:
@@ -48,34 +45,25 @@ def run_from_cli(
             if ray:
                 os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = str(calls_per_endpoint)
         if only_report:
-            result = report_only(t, out)
-        else:
+            return report_only(t, out)
 
-            def announce(text: str) -> None:
-                console.print(
-                    f"[bold]{t.name}[/]: schedule (seat -> entrant), written before play:"
-                )
-                console.print(escape(text), highlight=False)
+        def announce(text: str) -> None:
+            console.print(f"[bold]{t.name}[/]: schedule (seat -> entrant), written before play:")
+            console.print(escape(text), highlight=False)
 
-            with _terminate_as_interrupt():
-                result = run_tournament(
-                    t,
-                    out,
-                    db=db,
-                    ray=ray,
-                    cpus_per_game=cpus_per_game,
-                    console=console,
-                    announce=announce,
-                )
-    except (ExperimentError, ScenarioError, GameError, ModelRefError, StoreError) as err:
-        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
-        return 2
-    except KeyboardInterrupt:
-        console.print(
-            "[yellow]interrupted[/]: finished games and checkpoints are kept; run the same "
-            "command again to resume."
+        return run_tournament(
+            t,
+            out,
+            db=db,
+            ray=ray,
+            cpus_per_game=cpus_per_game,
+            console=console,
+            announce=announce,
         )
-        return 130
+
+    result = run_guarded(console, body)
+    if isinstance(result, int):
+        return result
     for row in result.standing_lines():
         console.print(escape(row), highlight=False)
     console.print(f"stopped: {escape(result.stopped_by)}")

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.resources
 import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from wargraph.evals.experiment.spec import ContextSpec, ExperimentError, _format_validation
+from wargraph.evals.experiment.spec import (
+    ContextSpec,
+    ExperimentError,
+    _format_validation,
+    read_fields,
+    shipped_files,
+)
 from wargraph.models import ModelRefError, parse_model_ref
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
@@ -125,11 +129,7 @@ class Tournament(BaseModel):
 
 
 def shipped_tournaments() -> dict[str, Path]:
-    root = importlib.resources.files("wargraph.evals") / "tournaments"
-    try:
-        return {Path(p.name).stem: Path(str(p)) for p in root.iterdir() if p.name.endswith(".yaml")}
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
+    return shipped_files("tournaments")
 
 
 def resolve_tournament(source: str | Path) -> Path:
@@ -153,16 +153,7 @@ def load_tournament(source: str | Path | dict[str, Any], *, model: str | None = 
     else:
         path = resolve_tournament(source)
         where, base = str(path), str(path.parent)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            at = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            raise TournamentError(f"{path}:{at}: YAML syntax error") from None
-        except (OSError, UnicodeDecodeError) as err:
-            raise TournamentError(f"{path}: not a readable text file ({err})") from None
-        if not isinstance(data, dict):
-            raise TournamentError(f"{path}: expected a mapping of tournament fields")
+        data = read_fields(path, "tournament", TournamentError)
         data.setdefault("name", path.stem)
     data["base_dir"] = base
     try:

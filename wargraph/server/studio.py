@@ -8,7 +8,7 @@ Studio's authentication on, and no players' pages or seat routes (seat tokens ar
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from wargraph.server.serve import STUDIO_ORIGIN, Server, foreground
@@ -23,15 +23,7 @@ def studio_link(server_url: str) -> str:
     return f"{STUDIO_ORIGIN}/studio/?baseUrl={quote(server_url, safe=':/')}"
 
 
-def studio(
-    host: str = "127.0.0.1",
-    port: int = 2024,
-    config: str | Path | None = None,
-    *,
-    state_dir: str | Path | None = None,
-    scenarios: list[str | Path] | None = None,
-    allow_models: list[str] | None = None,
-) -> int:
+def studio(host: str = "127.0.0.1", port: int = 2024, **options: Any) -> int:
     """Run Studio mode in the foreground until Ctrl-C; print the Studio link and the warning."""
     from rich.console import Console
 
@@ -43,14 +35,5 @@ def studio(
         )
         console.print(f"[bold yellow]warning:[/] {WARNING}", highlight=False, soft_wrap=True)
 
-    return foreground(
-        console,
-        announce,
-        host=host,
-        port=port,
-        config=config,
-        state_dir=state_dir,
-        scenarios=scenarios,
-        allow_models=allow_models,
-        studio=True,
-    )
+    # `options`: those of `serve` (config, state_dir, scenarios, allow_models)
+    return foreground(console, announce, host=host, port=port, studio=True, **options)
