@@ -257,8 +257,10 @@ def _link_views(st: Standing, out: Path) -> None:
     missing or older than its record, so a report rebuilt later redraws nothing."""
     from wargraph.view import ensure_view
 
+    store = out / "checkpoints.sqlite"  # the games' store unless --db named another
+    db = str(store) if store.exists() else None
     for r in st.rows:
-        view = ensure_view(out / r["folder"])
+        view = ensure_view(out / r["folder"], db=db)
         r["view"] = view.relative_to(out).as_posix() if view else None
 
 
