@@ -167,9 +167,11 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 def _loads(text: str) -> Any:
-    """json.loads, but too deep a nesting ("[[[[...") is bad JSON, not a RecursionError."""
+    """json.loads, but too deep a nesting ("[[[[...") is bad JSON, not a RecursionError; raw
+    control characters (newlines) inside strings are accepted, as llama.cpp's grammars let them
+    through."""
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text, 0) from None
 

@@ -250,9 +250,7 @@ def chat_model(
             model_path=path, temperature=temperature, max_tokens=max_tokens, seed=seed
         )
     else:
-        from langchain_openai import ChatOpenAI
-
-        model = ChatOpenAI(
+        model = _server_chat_class(ref)(
             model=ref.name,
             base_url=ref.base_url,
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
@@ -264,6 +262,36 @@ def chat_model(
         )
     _CHAT_CACHE[key] = model
     return model
+
+
+def _server_chat_class(ref: ModelRef) -> type[BaseChatModel]:
+    """ChatOpenAI for OpenAI's own API; for a server given by URL, a ChatOpenAI that sends the
+    length cap under both names (`capped_payload`)."""
+    from langchain_openai import ChatOpenAI
+
+    if ref.base_url is None:
+        return ChatOpenAI  # OpenAI's newer models refuse `max_tokens`
+    global _CappedChatOpenAI
+    if _CappedChatOpenAI is None:
+
+        class CappedChatOpenAI(ChatOpenAI):
+            def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
+                return capped_payload(super()._get_request_payload(input_, stop=stop, **kwargs))
+
+        _CappedChatOpenAI = CappedChatOpenAI
+    return _CappedChatOpenAI
+
+
+_CappedChatOpenAI: type[BaseChatModel] | None = None
+
+
+def capped_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """langchain-openai sends `max_tokens=` as `max_completion_tokens` only; llama.cpp's server
+    (and others) read only `max_tokens` and run uncapped without it. Both names carry the cap."""
+    cap = payload.get("max_completion_tokens", payload.get("max_tokens"))
+    if cap is not None:
+        payload["max_tokens"] = payload["max_completion_tokens"] = cap
+    return payload
 
 
 def structured_kwargs(
@@ -295,7 +323,7 @@ def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
     """How to ask a backend for prose: no response format, a stop and a length cap.
 
     llama.cpp in process also gets the repeat penalty; OpenAI-compatible servers keep the
-    model's own `max_tokens` (OpenAI's newer models refuse the old parameter name)."""
+    model's own cap (sent under both names to a server given by URL: `capped_payload`)."""
     if ref.provider in ("embedded", "gguf"):
         return {
             "max_tokens": min(max_tokens, PLAIN_CAP),
