@@ -148,6 +148,8 @@ class Table:
             scripted=q.scripted,
             seat_as=q.seat_as,
         )
+        if not q.notes:  # notes from no round up to this one: none
+            ask["notes_from"] = self.round + 1
         if q.seat:
             ask["seat"] = {**(ask.get("seat") or {}), **q.seat}  # type: ignore[typeddict-item]
         if q.max_tokens:

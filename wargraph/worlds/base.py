@@ -52,6 +52,7 @@ class Question:
     max_tokens: int | None = None  # room for the answer to finish (a cut-off JSON is invalid)
     seat_as: str | None = None  # whose seat settings answer (e.g. a team's leader)
     seat: dict[str, Any] | None = None  # overrides of the seat (e.g. the secretary's model)
+    notes: bool = True  # show the seat's private notes (False: the context already shows them)
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,9 @@ from wargraph.worlds.diplomacy.orders import legal_orders_at
 
 SECRETARY = "secretary"
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
-# Every question keeps its answer in one private note (the seat's latest answer): the view
-# already renders the diary, its digest, this phase's talks and the last results, so older
-# notes would repeat them at a growing cost.
+# Every question keeps its answer in one private note (the seat's latest answer), but no prompt
+# shows the notes: the view already renders the diary, its digest, this phase's talks and the
+# last results, so the notes would only repeat them.
 NOTE_SLOT = "latest"
 MESSAGE_MIN_TOKENS = 24  # a message cut shorter than this says nothing
 
@@ -375,9 +375,12 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     public = [e for e in seen if e["round"] == rnd and e["kind"] == "message"]
     private = [e for e in public if EVERYONE not in e["audience"]]
     public = [e for e in public if EVERYONE in e["audience"]]
-    parts = []
+    info = _info(table)
+    # The header names the phase being played, from the engine: the scenario's title and setting
+    # may name the opening season ("Diplomacy, Spring 1901"), which later phases contradict.
+    parts = [f"# The game: Diplomacy, {phase_title(info)}"]
     if setting:
-        parts.append("# The game\n" + quote(setting["text"]))
+        parts[0] += "\n" + quote(setting["text"].partition("\n")[2] or setting["text"])
     board = pos.derived("board", G.render_board_compact)
     if estimate_tokens(board) > budgets["The board"]:  # not on the standard map: counts only
         board = pos.derived("board counts", lambda g: G.render_board_compact(g, units=False))
@@ -387,7 +390,6 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
         text = last_phase_text(results[-1], power, near, _room("Last phase"))
         parts.append("# Last phase\n" + quote(text))
     brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
-    info = _info(table)
     mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
     if brief:
         mine += "\n" + quote(brief["text"])
@@ -407,6 +409,17 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     if notes:
         parts.append("# Notes from the secretary\n" + "\n".join(quote(e["text"]) for e in notes))
     return "\n\n".join(parts)
+
+
+_SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+_KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+
+
+def phase_title(info: W.PhaseInfo) -> str:
+    """ "Fall 1901 movement (F1901M)": the engine's phase in words, then its code."""
+    if info.is_done or not info.season:
+        return f"the game is over ({info.name})"
+    return f"{_SEASONS[info.season]} {info.year} {_KINDS.get(info.type, '')} ({info.name})"
 
 
 UNITS_LEGEND = "Write each order in full, unit first: F ARM - ANK, F ARM S A CON - ANK, F ARM H."
@@ -436,6 +449,25 @@ def unit_blocks_text(table: Table, power: str) -> str:
 
     text = _position(table).derived(("blocks", power, n, budget), blocks)
     return "# Your units\n" + text if text else ""
+
+
+def _talked(seen: list[Event], power: str, rnd: int) -> bool:
+    """Whether the power sent or read a message this round (its view holds what reached it)."""
+    return any(e["round"] == rnd and e["kind"] == "message" for e in seen)
+
+
+def silent_diary(seen: list[Event], power: str, info: W.PhaseInfo) -> dict[str, Any]:
+    """The diary answer of a phase with no messages, written by code: it says no talks took
+    place and keeps the power's goals and relationships."""
+    entries = [e for e in seen if e["kind"] == "diary" and e["author"] == power]
+    goals = entries[-1]["data"].get("goals", "") if entries else ""
+    value = {
+        "summary": f"{info.name}: no messages were sent or received this phase.",
+        "intent": "",
+        "goals": goals,
+        **relationships_of(seen, power),
+    }
+    return {"value": value, "source": "code"}
 
 
 def game_id_for(scenario: DiplomacyScenario) -> str:
@@ -579,6 +611,7 @@ class DiplomacyWorld(base.World):
             },
             fallback={"messages": []},
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
         )
 
@@ -628,9 +661,12 @@ class DiplomacyWorld(base.World):
                 **relationships_of(seen, writer),
             },
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=2 * cfg.diary_chars + 10 * len(others) + 30,
         )
-        out = [("", diary)]
+        # Nothing said to or by this power: the entry says so by code (`diary_events`); a model
+        # asked to summarise talks that did not happen invents them.
+        out = [("", diary)] if _talked(seen, writer, table.round) else []
         entries = _undigested(seen, writer, info.year)
         if entries:
             out.append(("", self._digest_question(table, writer, entries, seen)))
@@ -664,6 +700,7 @@ class DiplomacyWorld(base.World):
             schema_args={"chars": chars},
             fallback={"digest": fallback or "Nothing to note."},
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=chars + 20,
         )
 
@@ -690,7 +727,7 @@ class DiplomacyWorld(base.World):
                     },
                 )
             )
-        d = answers["diary"]
+        d = answers.get("diary") or silent_diary(table.view(writer, policy="full"), writer, info)
         value = d["value"]
         rel = {o: value.get(o, "Neutral") for o in W.POWERS if o != writer}
         text = value["summary"]
@@ -766,6 +803,7 @@ class DiplomacyWorld(base.World):
             schema_args={"legal": legal},
             fallback=_fallback_orders(table, power, legal),
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=_orders_tokens(legal),
         )
 
