@@ -16,6 +16,8 @@ noisy neighbour better than absolute numbers do.
 7. `free_text`      one-text-field answers: plain text vs JSON under a grammar, per-call speed
 8. `diplomacy_lean` Diplomacy's cost per phase, engine work vs a bare engine loop, order prompt
                     tokens per section with long diaries and messages
+9. `play_quality`   do the games say anything: echoes, misspelled sides, negotiation activity,
+                    repeated blocks, phase headers (crisis and Diplomacy 1901 on a model)
 """
 
 from __future__ import annotations
@@ -36,4 +38,5 @@ BENCHMARKS = (
     "scale",
     "free_text",
     "diplomacy_lean",
+    "play_quality",
 )

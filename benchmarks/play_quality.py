@@ -45,6 +45,23 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
     ),
 }
 SEEDS = (0, 1, 2)
+# Capitalised words of settings that are not entities (sentence starts)
+COMMON = {
+    "Both",
+    "Each",
+    "Every",
+    "Seven",
+    "That",
+    "their",
+    "Their",
+    "There",
+    "These",
+    "They",
+    "This",
+    "Diplomacy",
+    "When",
+    "With",
+}
 
 
 def scenario_words(name: str, overrides: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -53,7 +70,7 @@ def scenario_words(name: str, overrides: dict[str, Any]) -> tuple[list[str], lis
 
     sc = load_scenario(name, overrides)
     sides = [str(p) for p in sc.players]
-    nouns = set(re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{3,}\b", sc.setting))
+    nouns = set(re.findall(r"\b[A-Z][a-z]{3,}\b", f"{sc.title}\n{sc.setting}")) - COMMON
     return sides, sorted(set(sides) | nouns)
 
 
@@ -189,7 +206,10 @@ def run(
             "negotiation round: one exchange of one game round; its seats: those asked",
         ],
     )
+    # one file per model and choice of families: a partial run keeps the full run's file
     name = NAME if ref == "embedded" else f"{NAME}-{re.sub(r'[^A-Za-z0-9]+', '_', ref)[:60]}"
+    if families != list(GAMES):
+        name += "-" + "-".join(families)
     return finish(name, payload, show_tables, show=show, write=write)
 
 

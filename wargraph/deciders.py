@@ -480,9 +480,9 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
     parts.append(ask["question"])
     props = json_schema.get("properties", {})
     (first, spec), *more = list(props.items()) or [("answer", {})]
-    if not more and spec.get("type") == "string":
-        parts.append(f"Answer in plain text: the {first} only, no JSON, no heading.")
-    else:
+    # A prose answer gets no format line: small models repeat a closing instruction as their
+    # answer; the system prompt says what to write (see prompts/v1/player_system.txt).
+    if more or spec.get("type") != "string":
         parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
     return "\n\n".join(p for p in parts if p)
 

@@ -69,6 +69,12 @@ class Check:
         return not self.reasons
 
 
+def side_name(name: str) -> str:
+    """A seat's name as prose writes it: "azuristan" -> "Azuristan" (a name with capitals
+    stays as the scenario spells it)."""
+    return name.replace("_", " ").title() if name.islower() else name
+
+
 FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
 
 
@@ -257,6 +263,7 @@ class World:
                 rounds=s.rounds,
                 timestep=s.timestep,
                 as_member=as_member,
+                side=side_name(team or actor),
             ),
             schema="plan",
             fallback=FALLBACK_PLAN,

@@ -172,15 +172,26 @@ def text_field(max_chars: int, *, min_chars: int = 1) -> tuple[type, Any]:
     return (str, Field(min_length=min_chars, max_length=max_chars, json_schema_extra=extra))
 
 
+ACTIONS = ("send", "pass")
+
+
 def _messages_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """Sending is the normal answer: `action` (send first) and at least one message, to a power
+    by name (GLOBAL last). Passing is an explicit choice (`action: pass`; its messages are not
+    sent): a schema whose shortest answer is an empty list is what a grammar-bound small model
+    picks."""
     recipients = tuple(args.get("recipients") or (W.GLOBAL,))
     message = create_model(
         "Message",
         to=(Literal[recipients], ...),  # type: ignore[valid-type]
         text=text_field(int(args.get("chars", 300))),
     )
-    limit = int(args.get("limit", 2))
-    return create_model("Messages", messages=(list[message], Field(max_length=limit)))  # type: ignore[valid-type]
+    limit = max(1, int(args.get("limit", 2)))
+    return create_model(
+        "Messages",
+        action=(Literal[ACTIONS], ...),  # type: ignore[valid-type]
+        messages=(list[message], Field(min_length=1, max_length=limit)),  # type: ignore[valid-type]
+    )
 
 
 def _diary_schema(args: dict[str, Any]) -> type[BaseModel]:
@@ -577,7 +588,7 @@ class DiplomacyWorld(base.World):
 
     def recipients(self, table: Table, speaker: str, speakers: list[str]) -> list[str]:
         others = [o for o in speakers if o != speaker]
-        return [W.GLOBAL] + ([] if _dip(table).diplomacy.public_only else others)
+        return ([] if _dip(table).diplomacy.public_only else others) + [W.GLOBAL]
 
     def message_question(
         self, table: Table, speaker: str, exchange: int, recipients: list[str]
@@ -601,7 +612,7 @@ class DiplomacyWorld(base.World):
                 recipients=", ".join(recipients),
                 private=""
                 if cfg.public_only
-                else f" or to one power privately ({', '.join(others)})",
+                else f" to one power privately ({', '.join(others)}) or",
             ),
             schema="diplomacy_messages",
             schema_args={
@@ -609,7 +620,7 @@ class DiplomacyWorld(base.World):
                 "limit": cfg.max_messages,
                 "chars": cfg.message_chars,
             },
-            fallback={"messages": []},
+            fallback={"action": "pass", "messages": [{"to": W.GLOBAL, "text": "pass"}]},
             memory_slot=NOTE_SLOT,
             notes=False,
             max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
