@@ -297,6 +297,19 @@ def _exchange(e: dict[str, Any]) -> str:
     return nums[-1] if nums else ""
 
 
+COUNTS = (
+    "answers",
+    "echoes",
+    "misspelled",
+    "text_answers",
+    "on_topic",
+    "prompts",
+    "prompts_with_repeats",
+    "phase_checked",
+    "phase_right",
+)
+
+
 def game_quality(
     trace: list[dict[str, Any]],
     record: dict[str, Any],
@@ -308,6 +321,8 @@ def game_quality(
     """Every metric of one game, as counts (so games add up)."""
     phases = phases_by_round(record) if family == "diplomacy" else {}
     c: Counter = Counter()
+    for key in COUNTS:
+        c[key] += 0  # every count present, zero or not
     examples: dict[str, list[str]] = defaultdict(list)
     for call in model_calls(trace):
         text = answer_text(call.get("output", ""))

@@ -73,6 +73,7 @@ class Ask(TypedDict):
     memory_slot: NotRequired[str]  # remember the answer under this key (replaces older)
     scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
     notes_from: NotRequired[int]  # the seat reads its private notes from this round on
+    answer_start: NotRequired[str]  # a prose answer's first words (local models go on from them)
 
 
 class Decision(TypedDict):
@@ -337,6 +338,8 @@ class LLMDecider:
             limit = json_schema["properties"][field].get("maxLength")
             cap = int(self.seat.get("max_tokens", 200))
             bind = plain_text_kwargs(self.ref, min(cap, limit // 3 + 1) if limit else cap)
+            if ask.get("answer_start") and self.ref.provider in ("embedded", "gguf"):
+                bind["answer_start"] = ask["answer_start"]
             again = f"Answer again with only the {field} itself, in plain sentences, no JSON."
         else:
             name = ask["schema"].replace(".", "_")

@@ -134,6 +134,28 @@ class _LocalLlama:
 _ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
 
+def chat_prompt(llama: Any, chat: list[dict[str, str]]) -> tuple[str, list[str]] | None:
+    """The chat as the model's own template writes it, the assistant turn opened, and the
+    template's stop strings; None when the file has no template."""
+    template = (llama.metadata or {}).get("tokenizer.chat_template")
+    if not template:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def text(token: int) -> str:
+        return llama._model.token_get_text(token) if token != -1 else ""
+
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=text(llama.token_eos()),
+        bos_token=text(llama.token_bos()),
+        add_generation_prompt=True,
+    )
+    result = formatter(messages=chat)
+    stops = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
+    return result.prompt, [s for s in stops if s]
+
+
 class LlamaCppChat(BaseChatModel):
     """A small LangChain chat adapter over `llama_cpp.Llama` (langchain-community is archived).
 
@@ -173,9 +195,20 @@ class LlamaCppChat(BaseChatModel):
         }
         if kwargs.get("response_format"):
             params["response_format"] = kwargs["response_format"]
+        start = kwargs.get("answer_start") or ""
         with local.lock:
-            out = local.llama.create_chat_completion(messages=chat, **params)
-        text = out["choices"][0]["message"].get("content") or ""
+            prompt = (
+                chat_prompt(local.llama, chat)
+                if start and "response_format" not in params
+                else None
+            )
+            if prompt is None:
+                out = local.llama.create_chat_completion(messages=chat, **params)
+                text = out["choices"][0]["message"].get("content") or ""
+            else:  # the answer's first words given: the model goes on from them
+                params["stop"] = [*(stop or []), *prompt[1]]
+                out = local.llama.create_completion(prompt=prompt[0] + start, **params)
+                text = start + (out["choices"][0].get("text") or "")
         usage = out.get("usage") or {}
         pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
         msg = AIMessage(

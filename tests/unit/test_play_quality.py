@@ -140,3 +140,31 @@ def test_hold_only_orders_and_silent_diaries_claiming_talks():
     assert Q.silent_diaries(rec) == (1, 1, 1)  # ITALY heard nothing, yet claims an agreement
     rec = diplomacy_record([msg("FRANCE", ["*"])], [diary], {})
     assert Q.silent_diaries(rec) == (0, 0, 0)  # a public message reached ITALY
+
+
+def test_the_benchmark_runs_on_scripted_games_and_prints_its_targets():
+    from benchmarks import common, play_quality
+
+    payload = play_quality.run(
+        model="scripted", families=["crisis"], seeds=[0], write=False, show=False
+    )
+    total = payload["results"]["crisis"]["total"]
+    assert total["games"] == 1 and total["prompts"] > 0
+    assert total["prompts_with_repeats"] == 0
+    assert total["phase_right"] == total["phase_checked"] > 0
+    names = [t["name"] for t in payload["targets"]]
+    assert any("echo" in n for n in names) and any("phase" in n for n in names)
+    with common.console.capture() as captured:
+        play_quality.show_tables(payload)
+    assert "Play quality" in captured.get()
+
+
+def test_a_bad_model_reference_is_one_line(capsys):
+    import pytest
+
+    from benchmarks import play_quality
+
+    with pytest.raises(SystemExit) as exit_:
+        play_quality.main(["--model", "nonsense:x", "--no-write"])
+    assert exit_.value.code == 2
+    assert "play_quality: model 'nonsense:x'" in capsys.readouterr().err

@@ -53,6 +53,9 @@ class Question:
     seat_as: str | None = None  # whose seat settings answer (e.g. a team's leader)
     seat: dict[str, Any] | None = None  # overrides of the seat (e.g. the secretary's model)
     notes: bool = True  # show the seat's private notes (False: the context already shows them)
+    # The first words of a prose answer (a local model goes on from them: a small model that
+    # starts "Azuristan will" writes a plan instead of imitating the quoted context)
+    answer_start: str | None = None
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,7 @@ class World:
             ),
             schema="plan",
             fallback=FALLBACK_PLAN,
+            answer_start=f"{side_name(team or actor)} will",
         )
 
     def combine_question(self, table: Table, team: str, proposals: dict[str, str]) -> Question:
@@ -414,6 +418,7 @@ class World:
             ),
             schema="adjudication",
             fallback={"narrative": f"The {s.timestep} passes; no side achieves a decisive change."},
+            answer_start=f"In move {table.round},",
             reviewable=True,
         )
 
