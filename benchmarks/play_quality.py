@@ -74,8 +74,10 @@ def scenario_words(name: str, overrides: dict[str, Any]) -> tuple[list[str], lis
     return sides, sorted(set(sides) | nouns)
 
 
-def play_one(family: str, model: str, seed: int, folder: Path) -> dict[str, Any]:
-    """One game on `model`; its metrics."""
+def play_one(
+    family: str, model: str, seed: int, folder: Path, *, replay: bool = False
+) -> dict[str, Any]:
+    """One game on `model` (`replay`: the game already in `folder`, read again); its metrics."""
     from wargraph.context import GameContext
     from wargraph.records import load_record
     from wargraph.runner import play
@@ -84,14 +86,15 @@ def play_one(family: str, model: str, seed: int, folder: Path) -> dict[str, Any]
     name, overrides = GAMES[family]
     out = folder / f"{family}-{seed}"
     start = time.perf_counter()
-    with quiet_stderr():
-        play(
-            name,
-            overrides=dict(overrides),
-            context=GameContext(model=model, seed=seed, call_timeout=300),
-            db=None,
-            out_dir=out,
-        )
+    if not replay:
+        with quiet_stderr():
+            play(
+                name,
+                overrides=dict(overrides),
+                context=GameContext(model=model, seed=seed, call_timeout=300),
+                db=None,
+                out_dir=out,
+            )
     seconds = time.perf_counter() - start
     trace = list(read_trace(out / "trace.jsonl"))
     record = load_record(out / "record.json")
@@ -101,7 +104,7 @@ def play_one(family: str, model: str, seed: int, folder: Path) -> dict[str, Any]
 
 
 def measure(
-    model: str, families: list[str], seeds: list[int], folder: Path
+    model: str, families: list[str], seeds: list[int], folder: Path, *, replay: bool = False
 ) -> dict[str, dict[str, Any]]:
     """Per family: every game's metrics and their sum."""
     out = {}
@@ -109,7 +112,7 @@ def measure(
         games = []
         for seed in seeds:
             console.print(f"  {family}, seed {seed} on {model} ...")
-            games.append(play_one(family, model, seed, folder))
+            games.append(play_one(family, model, seed, folder, replay=replay))
         out[family] = {"total": Q.merge(games), "games": games}
     return out
 
@@ -137,7 +140,8 @@ def targets_for(model: str, results: dict[str, dict[str, Any]]) -> list[dict[str
             ),
             target(
                 f"{label}: prompts showing a block twice ({t.get('prompts_with_repeats', 0)} of "
-                f"{t.get('prompts', 0)})",
+                f"{t.get('prompts', 0)}; besides, {t.get('prompts_with_copies', 0)} show an answer "
+                "the model copied from an earlier one)",
                 t.get("prompts_with_repeats", 0),
                 0,
                 rule="<=",
@@ -173,6 +177,7 @@ def run(
     model: str = "embedded",
     families: list[str] | None = None,
     seeds: list[int] | None = None,
+    games: Path | None = None,
 ) -> dict[str, Any]:
     from wargraph.models import parse_model_ref
 
@@ -180,8 +185,8 @@ def run(
     ref = str(parse_model_ref(model))  # a bad reference fails here, in one line
     families = families or list(GAMES)
     seeds = seeds if seeds is not None else ([0] if quick else list(SEEDS))
-    folder = Path(tempfile.mkdtemp(prefix="wargraph-bench-quality-"))
-    results = measure(ref, families, seeds, folder)
+    folder = games or Path(tempfile.mkdtemp(prefix="wargraph-bench-quality-"))
+    results = measure(ref, families, seeds, folder, replay=games is not None)
     payload = result_payload(
         NAME,
         started,
@@ -199,8 +204,10 @@ def run(
             f"misspelled: a capitalised word with difflib ratio >= {Q.NAME_RATIO} to a side's "
             "name that is neither the name, a form of it (its stem: the name less two letters, "
             "at least four) nor a word of the prompt",
-            "repeated block: a '#' heading twice, or a line of >= "
-            f"{Q.BLOCK_CHARS} characters twice (quote marks and note labels taken off)",
+            "repeated block: a '#' heading twice, a line of >= "
+            f"{Q.BLOCK_CHARS} characters twice, or a list line whose items all appear elsewhere "
+            "(quote marks and note labels taken off); a block some answer of the game holds is "
+            "the model's copy, counted apart",
             "phase: Diplomacy prompts' first season and year vs the engine phase played; "
             "crisis prompts' first 'move N' vs the move played",
             "negotiation round: one exchange of one game round; its seats: those asked",
@@ -225,7 +232,8 @@ def show_tables(p: dict[str, Any]) -> None:
                 t.get("echoes", 0),
                 t.get("misspelled", 0),
                 Q.share(t.get("on_topic", 0), t.get("text_answers")),
-                f"{t.get('prompts_with_repeats', 0)}/{t.get('prompts', 0)}",
+                f"{t.get('prompts_with_repeats', 0)}/{t.get('prompts', 0)} "
+                f"(+{t.get('prompts_with_copies', 0)} copies)",
                 f"{t.get('phase_right', 0)}/{t.get('phase_checked', 0)}",
                 Q.share(t.get("messages", 0), t.get("seat_rounds")),
                 Q.share(t.get("empty_rounds", 0), t.get("negotiation_rounds")),
@@ -274,8 +282,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seeds", type=int, help="play seeds 0..N-1 (default 3)")
     parser.add_argument("--quick", action="store_true", help="one seed")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--games",
+        type=Path,
+        help="read the games already in this folder (FAMILY-SEED/ with trace.jsonl and "
+        "record.json, as a run leaves them) instead of playing",
+    )
     args = parser.parse_args(argv)
     from wargraph.models import ModelRefError
+    from wargraph.records import RecordError
 
     try:
         return run(
@@ -284,8 +299,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             model=args.model,
             families=args.family,
             seeds=list(range(args.seeds)) if args.seeds else None,
+            games=args.games,
         )
-    except ModelRefError as err:
+    except (ModelRefError, RecordError) as err:
         parser.exit(2, f"play_quality: {err}\n")
 
 

@@ -175,7 +175,7 @@ def repeated_blocks(prompt: str) -> list[str]:
 _SEASON = {"spring": "S", "fall": "F", "autumn": "F", "winter": "W"}
 _LONG = re.compile(r"\b(spring|fall|autumn|winter)\s+(\d{4})\b", re.I)
 _CODE = re.compile(r"\b([SFW])(\d{4})([MRA])\b")
-_MOVE = re.compile(r"\bmove (\d+)\b", re.I)
+_MOVE = re.compile(r"\bMove (\d+) of \d+\b")
 
 
 def named_phase(prompt: str) -> str | None:
@@ -189,8 +189,9 @@ def named_phase(prompt: str) -> str | None:
 
 
 def named_move(prompt: str) -> int | None:
-    """The first move number a crisis prompt names ("Move 2 of 2", "move 2")."""
-    m = _MOVE.search(prompt)
+    """The move a crisis prompt's question names ("Move 2 of 2"), outside quoted lines (quoted
+    answers may name other moves)."""
+    m = _MOVE.search("\n".join(ln for ln in prompt.splitlines() if not ln.startswith(">")))
     return int(m.group(1)) if m else None
 
 
@@ -305,6 +306,7 @@ COUNTS = (
     "on_topic",
     "prompts",
     "prompts_with_repeats",
+    "prompts_with_copies",
     "phase_checked",
     "phase_right",
 )
@@ -338,13 +340,21 @@ def game_quality(
         if call.get("task") not in ("orders", "revise") and text.strip():
             c["text_answers"] += 1
             c["on_topic"] += on_topic(text, str(call.get("role", "")), entities)
+    said = " ".join(answer_text(e.get("output", "")) for e in model_calls(trace)).lower()
     for p in prompts(trace):
         prompt = _message(p, "system") + "\n" + _message(p, "human")
         c["prompts"] += 1
+        # a block the model wrote twice (its answer repeating an earlier one) is its copy; the
+        # rest the prompt's builder repeated
         blocks = repeated_blocks(prompt)
-        if blocks:
+        copies = [b for b in blocks if b.lower() in said]
+        built = [b for b in blocks if b not in copies]
+        if built:
             c["prompts_with_repeats"] += 1
-            examples["repeats"].append(blocks[0][:120])
+            examples["repeats"].append(built[0][:120])
+        if copies:
+            c["prompts_with_copies"] += 1
+            examples["copies"].append(copies[0][:120])
         user = _message(p, "human")
         if family == "diplomacy":
             played = phases.get(int(p.get("round", 0)))

@@ -83,6 +83,7 @@ def test_the_phase_a_prompt_names():
     assert Q.named_phase("Phase W1901A: adjustments") == "W1901"
     assert Q.named_phase("no phase here") is None
     assert Q.named_move("Move 2 of 2. Your side's actions") == 2
+    assert Q.named_move("> In move 1, talks failed.\nMove 2 of 2. Write the plan") == 2
 
 
 def diplomacy_record(messages: list[dict], diaries: list[dict], orders: dict) -> dict:
