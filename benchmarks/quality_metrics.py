@@ -217,8 +217,12 @@ def phases_by_round(record: dict[str, Any]) -> dict[int, str]:
 def talkers(record: dict[str, Any]) -> dict[int, set[str]]:
     """Per round, the seats that sent or received a message (public messages reach everyone)."""
     out: dict[int, set[str]] = defaultdict(set)
-    seats = set(record.get("roles") or [])
-    for e in record.get("events", []):
+    events = record.get("events", [])
+    players = (record.get("scenario") or {}).get("players") or {}
+    seats = set(record.get("roles") or players) | {
+        e["author"] for e in events if e.get("kind") == "diary"
+    }
+    for e in events:
         if e.get("kind") != "message":
             continue
         r = int(e["round"])

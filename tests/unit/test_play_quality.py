@@ -97,7 +97,8 @@ def diplomacy_record(messages: list[dict], diaries: list[dict], orders: dict) ->
             "data": {"phase": "S1901M", "orders": orders},
         },
     ]
-    return {"roles": ["FRANCE", "ENGLAND", "ITALY"], "events": messages + diaries + events}
+    players = {"FRANCE": {}, "ENGLAND": {}, "ITALY": {}}  # as record.json holds the scenario
+    return {"scenario": {"players": players}, "events": messages + diaries + events}
 
 
 def msg(author: str, to: list[str], ex: int = 1, rnd: int = 1) -> dict:
