@@ -346,9 +346,11 @@ def structured_kwargs(
 
 # Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), a
 # stop at the first blank line (answers are one paragraph; the small model otherwise rambles on
-# with new "turns") and, in process, a cap near what a paragraph needs (it rarely stops earlier).
+# with new "turns") or at a new line that opens like the quoted context ("[round 1, ...",
+# "> ..."), which a small model imitates after its answer, and, in process, a cap near what a
+# paragraph needs (it rarely stops earlier).
 PLAIN_REPEAT_PENALTY = 1.2
-PLAIN_STOP = ["\n\n"]
+PLAIN_STOP = ["\n\n", "\n[", "\n>"]
 PLAIN_CAP = 120
 
 
