@@ -280,6 +280,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--model", default="embedded", help="embedded | gguf:PATH | openai:M@URL")
     parser.add_argument("--family", action="append", choices=list(GAMES), help="only these")
     parser.add_argument("--seeds", type=int, help="play seeds 0..N-1 (default 3)")
+    parser.add_argument("--seed", type=int, action="append", help="play this seed (repeatable)")
     parser.add_argument("--quick", action="store_true", help="one seed")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument(
@@ -298,7 +299,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             write=not args.no_write,
             model=args.model,
             families=args.family,
-            seeds=list(range(args.seeds)) if args.seeds else None,
+            seeds=args.seed or (list(range(args.seeds)) if args.seeds else None),
             games=args.games,
         )
     except (ModelRefError, RecordError) as err:
