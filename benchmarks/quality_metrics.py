@@ -143,6 +143,7 @@ def on_topic(answer: str, own: str, entities: Iterable[str]) -> bool:
 
 BLOCK_CHARS = 30  # a repeated line shorter than this is not a block ("You are FRANCE.")
 _LABEL = re.compile(r"^\(round [^)]*\)\s*")
+_ELIDED = re.compile(r"^\(\d+ .* not shown\)$")
 _KEY = re.compile(r"^[A-Za-z][\w /]{0,9}: ")  # "A LVP: ", "summary: " before a listed item
 
 
@@ -159,6 +160,8 @@ def repeated_blocks(prompt: str) -> list[str]:
     found = [h for h, n in heads.items() if n > 1]
     for line in dict.fromkeys(lines):
         low = line.lower()
+        if _ELIDED.match(line):  # "(2 earlier message(s) not shown)": a note, not a block
+            continue
         if len(line) >= BLOCK_CHARS and flat.count(low) > 1:
             found.append(line)
             continue

@@ -176,8 +176,8 @@ ACTIONS = ("send", "pass")
 
 
 def _messages_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Sending is the normal answer: `action` (send first) and at least one message, to a power
-    by name (GLOBAL last). Passing is an explicit choice (`action: pass`; its messages are not
+    """Sending is the normal answer: at least one message (to a power by name or GLOBAL), then
+    `action`, send first. Passing is an explicit choice (`action: pass`; the messages are not
     sent): a schema whose shortest answer is an empty list is what a grammar-bound small model
     picks."""
     recipients = tuple(args.get("recipients") or (W.GLOBAL,))
@@ -187,10 +187,18 @@ def _messages_schema(args: dict[str, Any]) -> type[BaseModel]:
         text=text_field(int(args.get("chars", 300))),
     )
     limit = max(1, int(args.get("limit", 2)))
+
+    def grammar_only(schema: dict[str, Any]) -> None:
+        # the grammar asks for the choice and one message at least; a person (or a backend
+        # without grammars) may leave `action` out (send) and give no message
+        schema["required"] = ["messages", "action"]
+        schema["properties"]["messages"]["minItems"] = 1
+
     return create_model(
         "Messages",
-        action=(Literal[ACTIONS], ...),  # type: ignore[valid-type]
-        messages=(list[message], Field(min_length=1, max_length=limit)),  # type: ignore[valid-type]
+        __config__=ConfigDict(json_schema_extra=grammar_only),
+        messages=(list[message], Field(default_factory=list, max_length=limit)),  # type: ignore[valid-type]
+        action=(Literal[ACTIONS], "send"),  # type: ignore[valid-type]
     )
 
 
@@ -588,7 +596,7 @@ class DiplomacyWorld(base.World):
 
     def recipients(self, table: Table, speaker: str, speakers: list[str]) -> list[str]:
         others = [o for o in speakers if o != speaker]
-        return ([] if _dip(table).diplomacy.public_only else others) + [W.GLOBAL]
+        return [W.GLOBAL] + ([] if _dip(table).diplomacy.public_only else others)
 
     def message_question(
         self, table: Table, speaker: str, exchange: int, recipients: list[str]
@@ -620,7 +628,8 @@ class DiplomacyWorld(base.World):
                 "limit": cfg.max_messages,
                 "chars": cfg.message_chars,
             },
-            fallback={"action": "pass", "messages": [{"to": W.GLOBAL, "text": "pass"}]},
+            fallback={"action": "pass", "messages": []},
+            scripted={"action": "send"},  # scripted games talk as before (benchmarks compare)
             memory_slot=NOTE_SLOT,
             notes=False,
             max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
