@@ -474,19 +474,21 @@ def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider:
 
 
 def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
-    """Stable parts first (the view grows at its end), the question and schema last. Private
-    notes the view already shows (the seat's own plan, recorded as an event) are left out."""
+    """Stable parts first (the view grows at its end), the answer's fields, the question last.
+    Private notes the view already shows (the seat's own plan, recorded as an event) are left
+    out."""
     parts = [ask["context"]]
     memory = unseen_notes(memory, ask["context"])
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
-    parts.append(ask["question"])
     props = json_schema.get("properties", {})
     (first, spec), *more = list(props.items()) or [("answer", {})]
-    # A prose answer gets no format line: small models repeat a closing instruction as their
-    # answer; the system prompt says what to write (see prompts/v1/player_system.txt).
+    # The question comes last, never a format line: small models repeat a closing instruction
+    # as their answer ("This is a JSON object with the fields: ..."). Prose gets no format line
+    # at all (the system prompt says what to write: prompts/v1/player_system.txt).
     if more or spec.get("type") != "string":
         parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
+    parts.append(ask["question"])
     return "\n\n".join(p for p in parts if p)
 
 
