@@ -305,6 +305,7 @@ def _exchange(e: dict[str, Any]) -> str:
     return nums[-1] if nums else ""
 
 
+ORDER_TASKS = ("orders", "revise")
 COUNTS = (
     "answers",
     "echoes",
@@ -337,14 +338,15 @@ def game_quality(
         text = answer_text(call.get("output", ""))
         prompt = _message(call, "system") + "\n" + _message(call, "human")
         c["answers"] += 1
-        if is_echo(text, instructions_of(call)):
+        # orders are chosen from enums the prompt lists: an order cannot echo
+        if call.get("task") not in ORDER_TASKS and is_echo(text, instructions_of(call)):
             c["echoes"] += 1
             examples["echoes"].append(text[:120])
         wrong = misspelled_names(text, sides, _words(prompt))
         if wrong:
             c["misspelled"] += 1
             examples["misspelled"].append(", ".join(wrong))
-        if call.get("task") not in ("orders", "revise") and text.strip():
+        if call.get("task") not in ORDER_TASKS and text.strip():
             c["text_answers"] += 1
             c["on_topic"] += on_topic(text, str(call.get("role", "")), entities)
     said = " ".join(answer_text(e.get("output", "")) for e in model_calls(trace)).lower()
