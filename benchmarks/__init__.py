@@ -18,6 +18,8 @@ noisy neighbour better than absolute numbers do.
                     tokens per section with long diaries and messages
 9. `tournament`     a scripted Diplomacy tournament's harness cost: games per minute in-process
                     and on Ray, the report's cost from stored games
+10. `play_quality`  do the games say anything: echoes, misspelled sides, negotiation activity,
+                    repeated blocks, phase headers (crisis and Diplomacy 1901 on a model)
 """
 
 from __future__ import annotations
@@ -39,4 +41,5 @@ BENCHMARKS = (
     "free_text",
     "diplomacy_lean",
     "tournament",
+    "play_quality",
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -76,11 +77,11 @@ def _system(tag: str = "") -> str:
     return f"[{tag}] {base}" if tag else base
 
 
-def _chat(temperature: float, max_tokens: int):
+def _chat(temperature: float, max_tokens: int, path: str | None = None):
     from wargraph.models import LlamaCppChat, embedded_model_path
 
     return LlamaCppChat(
-        model_path=str(embedded_model_path()),
+        model_path=path or str(embedded_model_path()),
         temperature=temperature,
         max_tokens=max_tokens,
         seed=0,
@@ -128,13 +129,15 @@ def throughput(model, calls: int, budget_s: float = 45.0, **kwargs: Any) -> dict
     }
 
 
-def cache_reuse(repeats: int, max_tokens: int, budget_s: float = 45.0) -> dict[str, Any]:
+def cache_reuse(
+    repeats: int, max_tokens: int, budget_s: float = 45.0, path: str | None = None
+) -> dict[str, Any]:
     """Alternate the two cases so drift on a busy machine hits both alike.
 
     shared: prime with (system S, stable user U + question 1), then time (S, U + question 2).
     not shared: time (S', U + question 2) where S' differs from everything before at its first
     word, so only the chat template's first tokens match the cache."""
-    model = _chat(0.0, max_tokens)
+    model = _chat(0.0, max_tokens, path)
     shared, fresh, shared_pt, fresh_pt = [], [], [], []
     start = time.perf_counter()
     for i in range(repeats):
@@ -303,13 +306,24 @@ def replay_prompts(path: str, prompts: list[list[dict]], passes: int) -> dict[st
     }
 
 
-def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[str, Any]:
-    from wargraph.models import _LocalLlama, embedded_model_path
+def run(
+    *, quick: bool = False, write: bool = True, show: bool = True, model: str = "embedded"
+) -> dict[str, Any]:
+    """The embedded model by default; `model` names any `gguf:PATH` (every measure but the
+    embedded crisis game) or `openai:MODEL@URL` (speed only: a server's cache is its own)."""
+    from wargraph.models import ModelRefError, _LocalLlama, embedded_model_path, parse_model_ref
 
+    ref = parse_model_ref(model)
+    if ref.provider == "scripted":
+        raise ModelRefError("local_model measures a model: embedded, gguf:PATH or openai:M@URL")
+    if ref.provider == "openai":
+        return run_endpoint(ref, quick=quick, write=write, show=show)
+    if ref.provider == "gguf" and not Path(ref.name).is_file():
+        raise ModelRefError(f"model file {ref.name} does not exist")
     started, load_at_start = time.perf_counter(), load_average()
     calls = 2 if quick else 6
     repeats = 2 if quick else 5
-    path = str(embedded_model_path())
+    path = ref.name if ref.provider == "gguf" else str(embedded_model_path())
     with quiet_stderr():
         # A load of its own (an earlier benchmark may have loaded the shared instance already).
         from wargraph.models import load_llama
@@ -319,7 +333,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         load_s = time.perf_counter() - t0
         del fresh
         local = _LocalLlama.get(path)
-    free = _chat(0.7, 64)
+    free = _chat(0.7, 64, path)
     _call(free, _system("warm-up"), FREE_PROMPT)  # first call pays one-off setup costs
     free_text = throughput(free, calls)
     from wargraph.deciders import flat_json_schema, grammar_schema
@@ -327,10 +341,10 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
 
     schema = grammar_schema(flat_json_schema(Plan))
     structured = throughput(
-        _chat(0.7, 96), calls, response_format={"type": "json_object", "schema": schema}
+        _chat(0.7, 96, path), calls, response_format={"type": "json_object", "schema": schema}
     )
-    prefill = cache_reuse(repeats, max_tokens=1)
-    full_call = cache_reuse(repeats, max_tokens=32)
+    prefill = cache_reuse(repeats, max_tokens=1, path=path)
+    full_call = cache_reuse(repeats, max_tokens=32, path=path)
     reuse = game_order_reuse(["crisis"] if quick else None, local.llama)
     game = embedded_game_reuse(local.llama)
     replay = replay_prompts(path, game.pop("messages"), passes=1 if quick else 3)
@@ -357,7 +371,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         started,
         load_at_start,
         quick=quick,
-        model=str(embedded_model_path().name),
+        model=Path(path).name,
         n_threads=os.cpu_count(),
         load_s=load_s,
         free_text=free_text,
@@ -381,8 +395,50 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
     return finish(NAME, payload, show_tables, show=show, write=write)
 
 
-def show_tables(p: dict[str, Any]) -> None:
-    rows = [
+def run_endpoint(ref: Any, *, quick: bool, write: bool, show: bool) -> dict[str, Any]:
+    """An OpenAI-compatible endpoint: calls per second and tokens per second, free text and
+    schema-constrained JSON, as games call it (`chat_model`, `structured_kwargs`)."""
+    from wargraph.deciders import flat_json_schema, grammar_schema
+    from wargraph.models import chat_model, structured_kwargs
+    from wargraph.nodes.schemas import Plan
+
+    started, load_at_start = time.perf_counter(), load_average()
+    calls = 2 if quick else 6
+    free = chat_model(ref, temperature=0.7, max_tokens=64, timeout=300)
+    _call(free, _system("warm-up"), FREE_PROMPT)
+    schema = grammar_schema(flat_json_schema(Plan))
+    structured = throughput(
+        chat_model(ref, temperature=0.7, max_tokens=96, timeout=300),
+        calls,
+        **structured_kwargs(ref, schema, name="plan"),
+    )
+    payload = result_payload(
+        NAME,
+        started,
+        load_at_start,
+        quick=quick,
+        model=str(ref),
+        free_text=throughput(free, calls),
+        structured_json=structured,
+        targets=[],
+        notes=["an endpoint's KV cache is the server's own: only speed is measured"],
+    )
+    name = f"{NAME}-{re.sub(r'[^A-Za-z0-9]+', '_', str(ref))[:60]}"
+    return finish(name, payload, show_speed, show=show, write=write)
+
+
+SPEED_COLUMNS = [
+    "kind",
+    "calls",
+    "calls/s",
+    "generated tok/s",
+    "median latency s",
+    "prompt tok/call",
+]
+
+
+def speed_rows(p: dict[str, Any]) -> list[list[Any]]:
+    return [
         [
             name,
             d["calls"],
@@ -396,10 +452,25 @@ def show_tables(p: dict[str, Any]) -> None:
             ("JSON under grammar (plan schema)", p["structured_json"]),
         )
     ]
+
+
+def show_speed(p: dict[str, Any]) -> None:
+    rows = speed_rows(p)
+    console.print(
+        rich_table(
+            f"3. Local model: {p['model']}",
+            SPEED_COLUMNS,
+            rows,
+        )
+    )
+
+
+def show_tables(p: dict[str, Any]) -> None:
+    rows = speed_rows(p)
     console.print(
         rich_table(
             f"3. Local model: {p['model']} in process (load {p['load_s']:.2f} s, {p['n_threads']} threads)",
-            ["kind", "calls", "calls/s", "generated tok/s", "median latency s", "prompt tok/call"],
+            SPEED_COLUMNS,
             rows,
         )
     )
@@ -489,8 +560,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.local_model", description=__doc__)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--model", default="embedded", help="embedded | gguf:PATH | openai:M@URL")
     args = parser.parse_args(argv)
-    return run(quick=args.quick, write=not args.no_write)
+    from wargraph.models import ModelRefError
+
+    try:
+        return run(quick=args.quick, write=not args.no_write, model=args.model)
+    except ModelRefError as err:
+        parser.exit(2, f"local_model: {err}\n")
 
 
 if __name__ == "__main__":

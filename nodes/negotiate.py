@@ -45,7 +45,10 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     sent: list[tuple[str, str, str]] = []
     for r in speakers:
         decision = table.pending[ids[r]]
-        ok, refused = world.accept_messages(table, r, list(decision["value"].get("messages") or []))
+        value = decision["value"]
+        # `action: pass` (where a schema offers the choice) sends none of the answer's messages
+        said = [] if value.get("action") == "pass" else list(value.get("messages") or [])
+        ok, refused = world.accept_messages(table, r, said)
         for n, (to, text) in enumerate(ok):
             events.append(
                 make_event(

@@ -76,6 +76,7 @@ class Ask(TypedDict):
     scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
     facts: NotRequired[dict[str, Any]]  # public facts a bot seat reads (never shown to a model)
     notes_from: NotRequired[int]  # the seat reads its private notes from this round on
+    answer_start: NotRequired[str]  # a prose answer's first words (local models go on from them)
 
 
 class Decision(TypedDict):
@@ -170,9 +171,11 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 def _loads(text: str) -> Any:
-    """json.loads, but too deep a nesting ("[[[[...") is bad JSON, not a RecursionError."""
+    """json.loads, but too deep a nesting ("[[[[...") is bad JSON, not a RecursionError; raw
+    control characters (newlines) inside strings are accepted, as llama.cpp's grammars let them
+    through."""
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply", text, 0) from None
 
@@ -338,6 +341,8 @@ class LLMDecider:
             limit = json_schema["properties"][field].get("maxLength")
             cap = int(self.seat.get("max_tokens", 200))
             bind = plain_text_kwargs(self.ref, min(cap, limit // 3 + 1) if limit else cap)
+            if ask.get("answer_start") and self.ref.provider in ("embedded", "gguf"):
+                bind["answer_start"] = ask["answer_start"]
             again = f"Answer again with only the {field} itself, in plain sentences, no JSON."
         else:
             name = ask["schema"].replace(".", "_")
@@ -474,19 +479,21 @@ def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider | Bot
 
 
 def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
-    """Stable parts first (the view grows at its end), the question and schema last. Private
-    notes the view already shows (the seat's own plan, recorded as an event) are left out."""
+    """Stable parts first (the view grows at its end), the answer's fields, the question last.
+    Private notes the view already shows (the seat's own plan, recorded as an event) are left
+    out."""
     parts = [ask["context"]]
     memory = unseen_notes(memory, ask["context"])
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
-    parts.append(ask["question"])
     props = json_schema.get("properties", {})
     (first, spec), *more = list(props.items()) or [("answer", {})]
-    if not more and spec.get("type") == "string":
-        parts.append(f"Answer in plain text: the {first} only, no JSON, no heading.")
-    else:
+    # The question comes last, never a format line: small models repeat a closing instruction
+    # as their answer ("This is a JSON object with the fields: ..."). Prose gets no format line
+    # at all (the system prompt says what to write: prompts/v1/player_system.txt).
+    if more or spec.get("type") != "string":
         parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
+    parts.append(ask["question"])
     return "\n\n".join(p for p in parts if p)
 
 

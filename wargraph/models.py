@@ -142,6 +142,28 @@ class _LocalLlama:
 _ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
 
+def chat_prompt(llama: Any, chat: list[dict[str, str]]) -> tuple[str, list[str]] | None:
+    """The chat as the model's own template writes it, the assistant turn opened, and the
+    template's stop strings; None when the file has no template."""
+    template = (llama.metadata or {}).get("tokenizer.chat_template")
+    if not template:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def text(token: int) -> str:
+        return llama._model.token_get_text(token) if token != -1 else ""
+
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=text(llama.token_eos()),
+        bos_token=text(llama.token_bos()),
+        add_generation_prompt=True,
+    )
+    result = formatter(messages=chat)
+    stops = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
+    return result.prompt, [s for s in stops if s]
+
+
 class LlamaCppChat(BaseChatModel):
     """A small LangChain chat adapter over `llama_cpp.Llama` (langchain-community is archived).
 
@@ -181,9 +203,20 @@ class LlamaCppChat(BaseChatModel):
         }
         if kwargs.get("response_format"):
             params["response_format"] = kwargs["response_format"]
+        start = kwargs.get("answer_start") or ""
         with local.lock:
-            out = local.llama.create_chat_completion(messages=chat, **params)
-        text = out["choices"][0]["message"].get("content") or ""
+            prompt = (
+                chat_prompt(local.llama, chat)
+                if start and "response_format" not in params
+                else None
+            )
+            if prompt is None:
+                out = local.llama.create_chat_completion(messages=chat, **params)
+                text = out["choices"][0]["message"].get("content") or ""
+            else:  # the answer's first words given: the model goes on from them
+                params["stop"] = [*(stop or []), *prompt[1]]
+                out = local.llama.create_completion(prompt=prompt[0] + start, **params)
+                text = start + (out["choices"][0].get("text") or "")
         usage = out.get("usage") or {}
         pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
         msg = AIMessage(
@@ -268,9 +301,7 @@ def chat_model(
             model_path=path, temperature=temperature, max_tokens=max_tokens, seed=seed
         )
     else:
-        from langchain_openai import ChatOpenAI
-
-        model = ChatOpenAI(
+        model = _server_chat_class(ref)(
             model=ref.name,
             base_url=ref.base_url,
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
@@ -282,6 +313,36 @@ def chat_model(
         )
     _CHAT_CACHE[key] = model
     return model
+
+
+def _server_chat_class(ref: ModelRef) -> type[BaseChatModel]:
+    """ChatOpenAI for OpenAI's own API; for a server given by URL, a ChatOpenAI that sends the
+    length cap under both names (`capped_payload`)."""
+    from langchain_openai import ChatOpenAI
+
+    if ref.base_url is None:
+        return ChatOpenAI  # OpenAI's newer models refuse `max_tokens`
+    global _CappedChatOpenAI
+    if _CappedChatOpenAI is None:
+
+        class CappedChatOpenAI(ChatOpenAI):
+            def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
+                return capped_payload(super()._get_request_payload(input_, stop=stop, **kwargs))
+
+        _CappedChatOpenAI = CappedChatOpenAI
+    return _CappedChatOpenAI
+
+
+_CappedChatOpenAI: type[BaseChatModel] | None = None
+
+
+def capped_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """langchain-openai sends `max_tokens=` as `max_completion_tokens` only; llama.cpp's server
+    (and others) read only `max_tokens` and run uncapped without it. Both names carry the cap."""
+    cap = payload.get("max_completion_tokens", payload.get("max_tokens"))
+    if cap is not None:
+        payload["max_tokens"] = payload["max_completion_tokens"] = cap
+    return payload
 
 
 def structured_kwargs(
@@ -303,9 +364,11 @@ def structured_kwargs(
 
 # Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), a
 # stop at the first blank line (answers are one paragraph; the small model otherwise rambles on
-# with new "turns") and, in process, a cap near what a paragraph needs (it rarely stops earlier).
+# with new "turns") or at a new line that opens like the quoted context ("[round 1, ...",
+# "> ..."), which a small model imitates after its answer, and, in process, a cap near what a
+# paragraph needs (it rarely stops earlier).
 PLAIN_REPEAT_PENALTY = 1.2
-PLAIN_STOP = ["\n\n"]
+PLAIN_STOP = ["\n\n", "\n[", "\n>"]
 PLAIN_CAP = 120
 
 
@@ -313,7 +376,7 @@ def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
     """How to ask a backend for prose: no response format, a stop and a length cap.
 
     llama.cpp in process also gets the repeat penalty; OpenAI-compatible servers keep the
-    model's own `max_tokens` (OpenAI's newer models refuse the old parameter name)."""
+    model's own cap (sent under both names to a server given by URL: `capped_payload`)."""
     if ref.provider in ("embedded", "gguf"):
         return {
             "max_tokens": min(max_tokens, PLAIN_CAP),

@@ -153,6 +153,10 @@ class Table:
         )
         if q.facts:
             ask["facts"] = q.facts
+        if not q.notes:  # notes from no round up to this one: none
+            ask["notes_from"] = self.round + 1
+        if q.answer_start:
+            ask["answer_start"] = q.answer_start
         if q.seat:
             ask["seat"] = {**(ask.get("seat") or {}), **q.seat}  # type: ignore[typeddict-item]
         if q.max_tokens:

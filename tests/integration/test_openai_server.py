@@ -10,9 +10,12 @@ import time
 import urllib.request
 
 import pytest
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, Field
 
 from wargraph.context import GameContext
-from wargraph.models import embedded_model_path
+from wargraph.deciders import flat_json_schema, grammar_schema, parse_answer
+from wargraph.models import chat_model, embedded_model_path
 from wargraph.runner import play
 from wargraph.trace import read_trace
 
@@ -89,3 +92,31 @@ def test_game_through_an_openai_compatible_server(llama_server, tmp_path):
     answer = [e for e in result.record["events"] if e["kind"] == "answer"][0]
     assert answer["data"]["choice"] in ("yes", "no", "undetermined")
     assert answer["data"]["source"] == "model"  # the schema reached the server as a grammar
+
+
+def test_the_length_cap_reaches_the_server(llama_server):
+    """llama.cpp's server reads `max_tokens` only; langchain-openai sends the cap as
+    `max_completion_tokens`, so without the second name the answer ran uncapped."""
+    model = chat_model(f"openai:smollm2@{llama_server}", max_tokens=8, temperature=0.0)
+    reply = model.invoke([HumanMessage("Write a long story about a border dispute.")])
+    assert reply.usage_metadata["output_tokens"] <= 8
+    assert reply.response_metadata.get("finish_reason") == "length"
+
+
+class Poem(BaseModel):
+    poem: str = Field(pattern=r"^[a-z ]{1,12}\n[a-z ]{1,12}$")
+    lines: int
+
+
+def test_json_the_grammar_allows_parses(llama_server):
+    """The server's schema grammar writes a raw newline inside a JSON string (the pattern asks
+    for one); strict JSON parsing refused such answers, so they were re-asked and fell back."""
+    model = chat_model(f"openai:smollm2@{llama_server}", max_tokens=60, temperature=0.0)
+    schema = grammar_schema(flat_json_schema(Poem))
+    reply = model.invoke(
+        [HumanMessage("Write a two-line poem about the sea.")],
+        response_format={"type": "json_object", "schema": schema},
+    )
+    assert "\n" in reply.content  # raw, inside the string: not valid strict JSON
+    answer = parse_answer(reply.content, Poem)
+    assert answer.poem.count("\n") == 1

@@ -46,6 +46,14 @@ def test_an_embedded_crisis_stores_no_json_wrapper_text(tmp_path):
     ]
     calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["event"] == "call"]
     assert calls and {c["mode"] for c in calls} == {"text"}
+    # the model went on from the answer's first words: plans state the side's plan, narrations
+    # tell the move (instead of imitating the quoted context)
+    for e in answers:
+        if e["data"]["source"] == "model":
+            start = (
+                f"{e['author'].title()} will" if e["kind"] == "plan" else f"In move {e['round']},"
+            )
+            assert e["text"].startswith(start), e["text"][:80]
 
 
 def test_a_missing_model_file_stops_and_the_game_resumes_once_it_is_there(tmp_path):

@@ -252,7 +252,9 @@ def test_no_press_sends_nothing_and_asks_nobody(tmp_path):
     result = run(tmp_path, "diplomacy.press=none", "rounds=1")
     assert not [e for e in result.values["events"] if e["kind"] == "message"]
     tasks = {c["task"] for c in read_trace(tmp_path / "out" / "trace.jsonl")}
-    assert tasks == {"diary", "orders"}
+    assert tasks == {"orders"}  # nothing was said: each diary entry is written by code
+    diaries = [e for e in result.values["events"] if e["kind"] == "diary"]
+    assert len(diaries) == 7 and {e["data"]["source"] for e in diaries} == {"code"}
 
 
 def _answer_humans(graph, config, ctx, answer) -> list[dict]:

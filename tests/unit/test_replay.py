@@ -114,8 +114,9 @@ def test_replay_a_phase_n_times_leaves_the_original_untouched(stored, tmp_path):
         assert c["mean"] == pytest.approx(sum(got) / 3) and c["min"] == min(got)
     assert summary["relationships"]  # diary entries of the replayed phase, shifts vs the fork
 
-    # Each seat's private memory came along: the first replayed prompt holds the seat's note
-    # from S1901M (its latest answer there: its orders), exactly as the original game had it.
+    # Each seat's private memory came along (memories_copied above). Diplomacy prompts show no
+    # private notes (they repeated the view's diary, talks and results): the first replayed
+    # prompt holds the seat's S1901M orders through its view, as the original game had them.
     s1901 = next(
         e
         for e in original.values["events"]
@@ -124,9 +125,9 @@ def test_replay_a_phase_n_times_leaves_the_original_untouched(stored, tmp_path):
     first = next(
         c for c in read_trace(tmp_path / "rep" / "run_1" / "trace.jsonl") if c["role"] == "FRANCE"
     )
-    notes = first["messages"][-1]["content"].split("Your private notes from earlier")[1]
-    assert "(round 1, orders)" in notes
-    assert all(o in notes for o in s1901["data"]["orders"]["FRANCE"])
+    prompt = first["messages"][-1]["content"]
+    assert "Your private notes from earlier" not in prompt
+    assert all(o in prompt for o in s1901["data"]["orders"]["FRANCE"])
 
     report = json.loads((tmp_path / "rep" / "replay.json").read_text())
     assert len(report["runs"]) == 3 and report["summary"]["runs"] == 3

@@ -53,6 +53,10 @@ class Question:
     max_tokens: int | None = None  # room for the answer to finish (a cut-off JSON is invalid)
     seat_as: str | None = None  # whose seat settings answer (e.g. a team's leader)
     seat: dict[str, Any] | None = None  # overrides of the seat (e.g. the secretary's model)
+    notes: bool = True  # show the seat's private notes (False: the context already shows them)
+    # The first words of a prose answer (a local model goes on from them: a small model that
+    # starts "Azuristan will" writes a plan instead of imitating the quoted context)
+    answer_start: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,12 @@ class Check:
     @property
     def ok(self) -> bool:
         return not self.reasons
+
+
+def side_name(name: str) -> str:
+    """A seat's name as prose writes it: "azuristan" -> "Azuristan" (a name with capitals
+    stays as the scenario spells it)."""
+    return name.replace("_", " ").title() if name.islower() else name
 
 
 FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
@@ -257,9 +267,11 @@ class World:
                 rounds=s.rounds,
                 timestep=s.timestep,
                 as_member=as_member,
+                side=side_name(team or actor),
             ),
             schema="plan",
             fallback=FALLBACK_PLAN,
+            answer_start=f"{side_name(team or actor)} will",
         )
 
     def combine_question(self, table: Table, team: str, proposals: dict[str, str]) -> Question:
@@ -407,6 +419,7 @@ class World:
             ),
             schema="adjudication",
             fallback={"narrative": f"The {s.timestep} passes; no side achieves a decisive change."},
+            answer_start=f"In move {table.round},",
             reviewable=True,
         )
 

@@ -36,9 +36,9 @@ from wargraph.worlds.diplomacy.orders import legal_orders_at
 
 SECRETARY = "secretary"
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
-# Every question keeps its answer in one private note (the seat's latest answer): the view
-# already renders the diary, its digest, this phase's talks and the last results, so older
-# notes would repeat them at a growing cost.
+# Every question keeps its answer in one private note (the seat's latest answer), but no prompt
+# shows the notes: the view already renders the diary, its digest, this phase's talks and the
+# last results, so the notes would only repeat them.
 NOTE_SLOT = "latest"
 MESSAGE_MIN_TOKENS = 24  # a message cut shorter than this says nothing
 
@@ -173,15 +173,34 @@ def text_field(max_chars: int, *, min_chars: int = 1) -> tuple[type, Any]:
     return (str, Field(min_length=min_chars, max_length=max_chars, json_schema_extra=extra))
 
 
+ACTIONS = ("send", "pass")
+
+
 def _messages_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """Sending is the normal answer: at least one message (to a power by name or GLOBAL), then
+    `action`, send first. Passing is an explicit choice (`action: pass`; the messages are not
+    sent): a schema whose shortest answer is an empty list is what a grammar-bound small model
+    picks."""
     recipients = tuple(args.get("recipients") or (W.GLOBAL,))
     message = create_model(
         "Message",
         to=(Literal[recipients], ...),  # type: ignore[valid-type]
         text=text_field(int(args.get("chars", 300))),
     )
-    limit = int(args.get("limit", 2))
-    return create_model("Messages", messages=(list[message], Field(max_length=limit)))  # type: ignore[valid-type]
+    limit = max(1, int(args.get("limit", 2)))
+
+    def grammar_only(schema: dict[str, Any]) -> None:
+        # the grammar asks for the choice and one message at least; a person (or a backend
+        # without grammars) may leave `action` out (send) and give no message
+        schema["required"] = ["messages", "action"]
+        schema["properties"]["messages"]["minItems"] = 1
+
+    return create_model(
+        "Messages",
+        __config__=ConfigDict(json_schema_extra=grammar_only),
+        messages=(list[message], Field(default_factory=list, max_length=limit)),  # type: ignore[valid-type]
+        action=(Literal[ACTIONS], "send"),  # type: ignore[valid-type]
+    )
 
 
 def _diary_schema(args: dict[str, Any]) -> type[BaseModel]:
@@ -376,9 +395,12 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     public = [e for e in seen if e["round"] == rnd and e["kind"] == "message"]
     private = [e for e in public if EVERYONE not in e["audience"]]
     public = [e for e in public if EVERYONE in e["audience"]]
-    parts = []
+    info = _info(table)
+    # The header names the phase being played, from the engine: the scenario's title and setting
+    # may name the opening season ("Diplomacy, Spring 1901"), which later phases contradict.
+    parts = [f"# The game: Diplomacy, {phase_title(info)}"]
     if setting:
-        parts.append("# The game\n" + quote(setting["text"]))
+        parts[0] += "\n" + quote(setting["text"].partition("\n")[2] or setting["text"])
     board = pos.derived("board", G.render_board_compact)
     if estimate_tokens(board) > budgets["The board"]:  # not on the standard map: counts only
         board = pos.derived("board counts", lambda g: G.render_board_compact(g, units=False))
@@ -388,7 +410,6 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
         text = last_phase_text(results[-1], power, near, _room("Last phase"))
         parts.append("# Last phase\n" + quote(text))
     brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
-    info = _info(table)
     mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
     if brief:
         mine += "\n" + quote(brief["text"])
@@ -408,6 +429,17 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     if notes:
         parts.append("# Notes from the secretary\n" + "\n".join(quote(e["text"]) for e in notes))
     return "\n\n".join(parts)
+
+
+_SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+_KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+
+
+def phase_title(info: W.PhaseInfo) -> str:
+    """ "Fall 1901 movement (F1901M)": the engine's phase in words, then its code."""
+    if info.is_done or not info.season:
+        return f"the game is over ({info.name})"
+    return f"{_SEASONS[info.season]} {info.year} {_KINDS.get(info.type, '')} ({info.name})"
 
 
 UNITS_LEGEND = "Write each order in full, unit first: F ARM - ANK, F ARM S A CON - ANK, F ARM H."
@@ -437,6 +469,25 @@ def unit_blocks_text(table: Table, power: str) -> str:
 
     text = _position(table).derived(("blocks", power, n, budget), blocks)
     return "# Your units\n" + text if text else ""
+
+
+def _talked(seen: list[Event], power: str, rnd: int) -> bool:
+    """Whether the power sent or read a message this round (its view holds what reached it)."""
+    return any(e["round"] == rnd and e["kind"] == "message" for e in seen)
+
+
+def silent_diary(seen: list[Event], power: str, info: W.PhaseInfo) -> dict[str, Any]:
+    """The diary answer of a phase with no messages, written by code: it says no talks took
+    place and keeps the power's goals and relationships."""
+    entries = [e for e in seen if e["kind"] == "diary" and e["author"] == power]
+    goals = entries[-1]["data"].get("goals", "") if entries else ""
+    value = {
+        "summary": f"{info.name}: no messages were sent or received this phase.",
+        "intent": "",
+        "goals": goals,
+        **relationships_of(seen, power),
+    }
+    return {"value": value, "source": "code"}
 
 
 def game_id_for(scenario: DiplomacyScenario) -> str:
@@ -581,7 +632,7 @@ class DiplomacyWorld(base.World):
                 recipients=", ".join(recipients),
                 private=""
                 if cfg.public_only
-                else f" or to one power privately ({', '.join(others)})",
+                else f" to one power privately ({', '.join(others)}) or",
             ),
             schema="diplomacy_messages",
             schema_args={
@@ -589,8 +640,10 @@ class DiplomacyWorld(base.World):
                 "limit": cfg.max_messages,
                 "chars": cfg.message_chars,
             },
-            fallback={"messages": []},
+            fallback={"action": "pass", "messages": []},
+            scripted={"action": "send"},  # scripted games talk as before (benchmarks compare)
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
         )
 
@@ -640,9 +693,12 @@ class DiplomacyWorld(base.World):
                 **relationships_of(seen, writer),
             },
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=2 * cfg.diary_chars + 10 * len(others) + 30,
         )
-        out = [("", diary)]
+        # Nothing said to or by this power: the entry says so by code (`diary_events`); a model
+        # asked to summarise talks that did not happen invents them.
+        out = [("", diary)] if _talked(seen, writer, table.round) else []
         entries = _undigested(seen, writer, info.year)
         if entries:
             out.append(("", self._digest_question(table, writer, entries, seen)))
@@ -676,6 +732,7 @@ class DiplomacyWorld(base.World):
             schema_args={"chars": chars},
             fallback={"digest": fallback or "Nothing to note."},
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=chars + 20,
         )
 
@@ -702,7 +759,7 @@ class DiplomacyWorld(base.World):
                     },
                 )
             )
-        d = answers["diary"]
+        d = answers.get("diary") or silent_diary(table.view(writer, policy="full"), writer, info)
         value = d["value"]
         rel = {o: value.get(o, "Neutral") for o in W.POWERS if o != writer}
         text = value["summary"]
@@ -778,6 +835,7 @@ class DiplomacyWorld(base.World):
             schema_args={"legal": legal},
             fallback=_fallback_orders(table, power, legal),
             memory_slot=NOTE_SLOT,
+            notes=False,
             max_tokens=_orders_tokens(legal),
             facts=_bot_facts(table, power, legal),
         )

@@ -1,0 +1,410 @@
+"""Play-quality metrics over one game's trace (`trace.jsonl`) and record (`record.json`).
+
+Pure functions of those two files, so they run on any finished game, whichever model played it.
+Each metric says how it decides, with its threshold, in its docstring; `game_quality` gathers
+them for one game and `merge` sums games of one family and model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+# --- answers as text --------------------------------------------------------------------------
+
+
+def answer_text(output: Any) -> str:
+    """The words of an answer: a JSON answer's string values joined, prose as it is."""
+    if isinstance(output, dict):
+        return " ".join(answer_text(v) for v in output.values())
+    if isinstance(output, list):
+        return " ".join(answer_text(v) for v in output)
+    if not isinstance(output, str):
+        return ""
+    text = output.strip()
+    if text.startswith("{"):
+        try:
+            return answer_text(json.loads(text, strict=False))
+        except json.JSONDecodeError:
+            pass
+    return text
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def _shingles(words: list[str], n: int = 3) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def model_calls(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answered calls, the last attempt of each ask (a re-ask replaces the answer)."""
+    last: dict[str, dict[str, Any]] = {}
+    for e in trace:
+        if e.get("event") == "call":
+            last[str(e.get("ask_id"))] = e
+    return list(last.values())
+
+
+def prompts(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every prompt sent (model calls' first attempts, scripted and human seats' prompts)."""
+    return [
+        e
+        for e in trace
+        if e.get("event") in ("call", "scripted", "human") and e.get("attempt", 1) == 1
+    ]
+
+
+def _message(call: dict[str, Any], role: str) -> str:
+    msgs = call.get("messages") or []
+    return next((str(m.get("content", "")) for m in reversed(msgs) if m.get("role") == role), "")
+
+
+# --- 1. instruction echo ------------------------------------------------------------------------
+
+ECHO_SHARE = 0.5  # of an answer's word triples found in the instructions
+FORMAT_WORDS = re.compile(
+    r"\bno json\b|\bplain text\b|\bjson object\b|\bno heading\b|\b\w+ only, no\b|"
+    r"\banswer (?:in|with) (?:plain|one)\b",
+    re.I,
+)
+
+
+def instructions_of(call: dict[str, Any]) -> str:
+    """What a call asked, not what it showed: the system prompt and the user turn's closing
+    paragraphs that are not quoted data (lines starting with "> " or a "#" heading are data)."""
+    user = _message(call, "human") or _message(call, "user")
+    tail = []
+    for para in reversed(user.split("\n\n")):
+        lines = [ln for ln in para.splitlines() if not ln.startswith((">", "#"))]
+        if not lines:
+            break
+        tail.insert(0, "\n".join(lines))
+        if len(tail) == 2:
+            break
+    return _message(call, "system") + "\n" + "\n".join(tail)
+
+
+def is_echo(answer: str, instructions: str) -> bool:
+    """An answer that repeats its instructions: it uses the format's words ("no JSON", "plain
+    text", "the plan only, no ..."), or at least ECHO_SHARE of its word triples (3 words or more)
+    are in the instructions."""
+    if FORMAT_WORDS.search(answer):
+        return True
+    own = _shingles(_words(answer))
+    if not own:
+        return False
+    return len(own & _shingles(_words(instructions))) / len(own) >= ECHO_SHARE
+
+
+# --- 2. side names spelled wrongly ------------------------------------------------------------
+
+NAME_RATIO = 0.7  # difflib ratio at or above which a word is taken for a side's name
+
+
+def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) -> list[str]:
+    """Capitalised words of the answer that look like a side's name (difflib ratio >= NAME_RATIO
+    against it, case-insensitive) but are neither the name, a word the prompt used, nor a form
+    of the name (it starts with the name less its last two letters, at least four: "Crimsonian",
+    "Austrian", "German")."""
+    names = [s.lower() for s in sides]
+    seen = {w.lower() for w in known}
+    wrong = []
+    for word in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", answer):
+        w = word.lower()
+        if w in seen or w in names:
+            continue
+        for name in names:
+            stem = name[: max(4, len(name) - 2)]
+            if w.startswith(stem):
+                break
+            if difflib.SequenceMatcher(None, w, name).ratio() >= NAME_RATIO:
+                wrong.append(word)
+                break
+    return wrong
+
+
+# --- 3. on topic --------------------------------------------------------------------------------
+
+
+def on_topic(answer: str, own: str, entities: Iterable[str]) -> bool:
+    """An answer that names its own side or one of the scenario's entities (whole word,
+    case-insensitive)."""
+    low = answer.lower()
+    return any(re.search(rf"\b{re.escape(x.lower())}\b", low) for x in [own, *entities] if x)
+
+
+# --- 4. repeated blocks inside one prompt -------------------------------------------------------
+
+BLOCK_CHARS = 30  # a repeated line shorter than this is not a block ("You are FRANCE.")
+_LABEL = re.compile(r"^\(round [^)]*\)\s*")
+_ELIDED = re.compile(r"^\(\d+ .* not shown\)$")
+_KEY = re.compile(r"^[A-Za-z][\w /]{0,9}: ")  # "A LVP: ", "summary: " before a listed item
+
+
+def repeated_blocks(prompt: str) -> list[str]:
+    """Blocks a prompt shows twice (case-insensitive; quote marks and note labels such as
+    "(round 2, diary)" taken off each line):
+    - a "#" heading line that occurs twice;
+    - a line of at least BLOCK_CHARS characters that occurs again, alone or inside another line;
+    - a list line ("; " between at least two items) each of whose items, less a short key such
+      as "A LVP: ", occurs elsewhere in the prompt: the same orders shown in two sections."""
+    lines = [_LABEL.sub("", ln.lstrip("> ").strip()) for ln in prompt.splitlines()]
+    flat = "\n".join(lines).lower()
+    heads = Counter(ln.strip() for ln in prompt.splitlines() if ln.startswith("# "))
+    found = [h for h, n in heads.items() if n > 1]
+    for line in dict.fromkeys(lines):
+        low = line.lower()
+        if _ELIDED.match(line):  # "(2 earlier message(s) not shown)": a note, not a block
+            continue
+        if len(line) >= BLOCK_CHARS and flat.count(low) > 1:
+            found.append(line)
+            continue
+        items = [_KEY.sub("", x).strip().lower() for x in line.split("; ")]
+        if len(items) > 1 and all(
+            len(x) >= 4 and flat.count(x) > low.count(x) * flat.count(low) for x in items
+        ):
+            found.append(line)
+    return found
+
+
+# --- 5. the phase a prompt names --------------------------------------------------------------
+
+_SEASON = {"spring": "S", "fall": "F", "autumn": "F", "winter": "W"}
+_LONG = re.compile(r"\b(spring|fall|autumn|winter)\s+(\d{4})\b", re.I)
+_CODE = re.compile(r"\b([SFW])(\d{4})([MRA])\b")
+_MOVE = re.compile(r"\bMove (\d+) of \d+\b")
+
+
+def named_phase(prompt: str) -> str | None:
+    """The first phase a Diplomacy prompt names, as season and year ("F1901"): "Fall 1901" or an
+    engine code like "F1901M"; None when it names none."""
+    long, code = _LONG.search(prompt), _CODE.search(prompt)
+    found = [
+        (m.start(), _SEASON[m.group(1).lower()] + m.group(2)) for m in [long] if m is not None
+    ] + [(m.start(), m.group(1) + m.group(2)) for m in [code] if m is not None]
+    return min(found)[1] if found else None
+
+
+def named_move(prompt: str) -> int | None:
+    """The move a crisis prompt's question names ("Move 2 of 2"), outside quoted lines (quoted
+    answers may name other moves)."""
+    m = _MOVE.search("\n".join(ln for ln in prompt.splitlines() if not ln.startswith(">")))
+    return int(m.group(1)) if m else None
+
+
+# --- 6-8. Diplomacy: holds, talks, diaries ------------------------------------------------------
+
+TALK_CLAIM = re.compile(
+    r"\b(agreed|agreement|promised?|proposed?|proposal|negotiat\w*|discuss\w*|talks?|told|"
+    r"said|offered?|deal)\b",
+    re.I,
+)
+
+
+def phases_by_round(record: dict[str, Any]) -> dict[int, str]:
+    """Diplomacy: the engine phase played in each kit round (from the secretary's results)."""
+    out = {}
+    for e in record.get("events", []):
+        d = e.get("data") or {}
+        if e.get("kind") == "narration" and d.get("phase") and "orders" in d:
+            out[int(e["round"])] = str(d["phase"])
+    return out
+
+
+def talkers(record: dict[str, Any]) -> dict[int, set[str]]:
+    """Per round, the seats that sent or received a message (public messages reach everyone)."""
+    out: dict[int, set[str]] = defaultdict(set)
+    events = record.get("events", [])
+    players = (record.get("scenario") or {}).get("players") or {}
+    seats = set(record.get("roles") or players) | {
+        e["author"] for e in events if e.get("kind") == "diary"
+    }
+    for e in events:
+        if e.get("kind") != "message":
+            continue
+        r = int(e["round"])
+        out[r].add(e["author"])
+        aud = e.get("audience") or []
+        out[r].update(seats if "*" in aud or "everyone" in aud else aud)
+    return out
+
+
+def hold_only(record: dict[str, Any]) -> tuple[int, int]:
+    """Diplomacy: (order sets of movement phases that only hold, all such sets)."""
+    only = total = 0
+    for e in record.get("events", []):
+        d = e.get("data") or {}
+        if e.get("kind") != "narration" or not str(d.get("phase", "")).endswith("M"):
+            continue
+        for orders in (d.get("orders") or {}).values():
+            if not orders:
+                continue
+            total += 1
+            only += all(str(o).strip().endswith(" H") for o in orders)
+    return only, total
+
+
+def silent_diaries(record: dict[str, Any]) -> tuple[int, int, int]:
+    """Diaries of seats that neither sent nor received a message that round: (those, of them
+    claiming talks — TALK_CLAIM words in the summary —, of them answered by a model call)."""
+    spoke = talkers(record)
+    silent = claims = asked = 0
+    for e in record.get("events", []):
+        if e.get("kind") != "diary":
+            continue
+        if e["author"] in spoke.get(int(e["round"]), set()):
+            continue
+        silent += 1
+        d = e.get("data") or {}
+        claims += bool(TALK_CLAIM.search(str(d.get("summary", e.get("text", "")))))
+        asked += d.get("source") in ("model", "fallback")
+    return silent, claims, asked
+
+
+# --- one game -----------------------------------------------------------------------------------
+
+
+def negotiation(trace: list[dict[str, Any]], record: dict[str, Any]) -> dict[str, Any]:
+    """Messages per seat per negotiation round (a round: one exchange of one game round; its
+    seats: those asked for messages) and the rounds where every seat sent at least one."""
+    asked: dict[tuple[int, str], set[str]] = defaultdict(set)
+    for e in prompts(trace):
+        if e.get("task") == "message":
+            asked[(int(e["round"]), _exchange(e))].add(e["role"])
+    sent: dict[tuple[int, str], Counter] = defaultdict(Counter)
+    for e in record.get("events", []):
+        if e.get("kind") == "message":
+            d = e.get("data") or {}
+            ex = str(d.get("negotiation_round", d.get("exchange", "")))
+            sent[(int(e["round"]), ex)][e["author"]] += 1
+    rounds = len(asked)
+    pairs = sum(len(s) for s in asked.values())
+    messages = sum(sum(sent.get(k, Counter()).values()) for k in asked)
+    everyone = sum(all(sent.get(k, Counter())[s] for s in seats) for k, seats in asked.items())
+    spoke = sum(sum(1 for s in seats if sent.get(k, Counter())[s]) for k, seats in asked.items())
+    empty = sum(not sum(sent.get(k, Counter()).values()) for k in asked)
+    return {
+        "negotiation_rounds": rounds,
+        "seat_rounds": pairs,
+        "messages": messages,
+        "seat_rounds_with_message": spoke,
+        "rounds_everyone_sent": everyone,
+        "empty_rounds": empty,
+    }
+
+
+def _exchange(e: dict[str, Any]) -> str:
+    """The exchange of a message ask, read from its id's last number (ids name it)."""
+    nums = re.findall(r"\d+", str(e.get("ask_id", "")))
+    return nums[-1] if nums else ""
+
+
+ORDER_TASKS = ("orders", "revise")
+COUNTS = (
+    "answers",
+    "echoes",
+    "misspelled",
+    "text_answers",
+    "on_topic",
+    "prompts",
+    "prompts_with_repeats",
+    "prompts_with_copies",
+    "phase_checked",
+    "phase_right",
+)
+
+
+def game_quality(
+    trace: list[dict[str, Any]],
+    record: dict[str, Any],
+    *,
+    sides: list[str],
+    entities: list[str],
+    family: str,
+) -> dict[str, Any]:
+    """Every metric of one game, as counts (so games add up)."""
+    phases = phases_by_round(record) if family == "diplomacy" else {}
+    c: Counter = Counter()
+    for key in COUNTS:
+        c[key] += 0  # every count present, zero or not
+    examples: dict[str, list[str]] = defaultdict(list)
+    for call in model_calls(trace):
+        text = answer_text(call.get("output", ""))
+        prompt = _message(call, "system") + "\n" + _message(call, "human")
+        c["answers"] += 1
+        # orders are chosen from enums the prompt lists: an order cannot echo
+        if call.get("task") not in ORDER_TASKS and is_echo(text, instructions_of(call)):
+            c["echoes"] += 1
+            examples["echoes"].append(text[:120])
+        wrong = misspelled_names(text, sides, _words(prompt))
+        if wrong:
+            c["misspelled"] += 1
+            examples["misspelled"].append(", ".join(wrong))
+        if call.get("task") not in ORDER_TASKS and text.strip():
+            c["text_answers"] += 1
+            c["on_topic"] += on_topic(text, str(call.get("role", "")), entities)
+    said = " ".join(answer_text(e.get("output", "")) for e in model_calls(trace)).lower()
+    for p in prompts(trace):
+        prompt = _message(p, "system") + "\n" + _message(p, "human")
+        c["prompts"] += 1
+        # a block the model wrote twice (its answer repeating an earlier one) is its copy; the
+        # rest the prompt's builder repeated
+        blocks = repeated_blocks(prompt)
+        copies = [b for b in blocks if b.lower() in said]
+        built = [b for b in blocks if b not in copies]
+        if built:
+            c["prompts_with_repeats"] += 1
+            examples["repeats"].append(built[0][:120])
+        if copies:
+            c["prompts_with_copies"] += 1
+            examples["copies"].append(copies[0][:120])
+        user = _message(p, "human")
+        if family == "diplomacy":
+            played = phases.get(int(p.get("round", 0)))
+            if played:
+                c["phase_checked"] += 1
+                named = named_phase(user)
+                if named == played[:5]:
+                    c["phase_right"] += 1
+                else:
+                    examples["phase"].append(f"{played}: names {named}")
+        elif p.get("task") in ("plan", "message", "adjudicate", "diary"):
+            named = named_move(user)
+            if named is not None:
+                c["phase_checked"] += 1
+                if named == int(p.get("round", 0)):
+                    c["phase_right"] += 1
+                else:
+                    examples["phase"].append(f"move {p.get('round')}: names {named}")
+    out: dict[str, Any] = dict(c)
+    out.update(negotiation(trace, record))
+    if family == "diplomacy":
+        out["hold_only_sets"], out["order_sets"] = hold_only(record)
+        silent, claims, asked = silent_diaries(record)
+        out.update(silent_diaries=silent, silent_diary_claims=claims, silent_diary_calls=asked)
+    out["examples"] = {k: v[:5] for k, v in examples.items()}
+    return out
+
+
+def merge(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts of several games added up; examples kept (up to five per kind)."""
+    total: Counter = Counter()
+    examples: dict[str, list[str]] = defaultdict(list)
+    for g in games:
+        for k, v in g.items():
+            if k == "examples":
+                for kind, items in v.items():
+                    examples[kind] = (examples[kind] + items)[:5]
+            elif isinstance(v, int | float):
+                total[k] += v
+    return {**dict(total), "games": len(games), "examples": dict(examples)}
+
+
+def share(part: float | None, whole: float | None) -> float | None:
+    return None if not whole else (part or 0) / whole

@@ -1,0 +1,172 @@
+"""The play-quality metrics (benchmarks/quality_metrics.py) on hand-made traces and records:
+each must flag what it measures and pass what it does not."""
+
+from __future__ import annotations
+
+from benchmarks import quality_metrics as Q
+
+
+def call(output: str, *, user: str = "", system: str = "", **fields) -> dict:
+    return {
+        "event": "call",
+        "ask_id": fields.pop("ask_id", "a1"),
+        "role": fields.pop("role", "azuristan"),
+        "task": fields.pop("task", "plan"),
+        "round": fields.pop("round", 1),
+        "attempt": 1,
+        "messages": [{"role": "system", "content": system}, {"role": "human", "content": user}],
+        "output": output,
+        **fields,
+    }
+
+
+PLAN_USER = (
+    "> Azuristan and Crimsonia dispute Zafaristan.\n\n"
+    "Move 1 of 2. Your side's actions in the next one year: what, who, what for. "
+    "Two to four sentences.\n\nAnswer in plain text: the plan only, no JSON, no heading."
+)
+
+
+def test_an_answer_that_repeats_its_format_line_is_an_echo():
+    c = call("The plan only, no JSON, no heading.", user=PLAN_USER)
+    assert Q.is_echo(Q.answer_text(c["output"]), Q.instructions_of(c))
+    c = call("Your side's actions in the next one year: what, who, what for.", user=PLAN_USER)
+    assert Q.is_echo(Q.answer_text(c["output"]), Q.instructions_of(c))
+    ok = call(
+        "Azuristan sends envoys to the border and opens talks with Crimsonia.", user=PLAN_USER
+    )
+    assert not Q.is_echo(Q.answer_text(ok["output"]), Q.instructions_of(ok))
+
+
+def test_quoted_context_is_not_an_instruction():
+    # repeating the scenario (quoted data) is not an echo of the instructions
+    c = call("Azuristan and Crimsonia dispute Zafaristan.", user=PLAN_USER)
+    assert not Q.is_echo(Q.answer_text(c["output"]), Q.instructions_of(c))
+
+
+def test_side_names_spelled_wrongly_are_found_and_forms_of_them_pass():
+    sides = ["azuristan", "crimsonia"]
+    known = Q._words(PLAN_USER)
+    assert Q.misspelled_names("Azurland and Azunistiran mobilise.", sides, known) == [
+        "Azurland",
+        "Azunistiran",
+    ]
+    assert Q.misspelled_names("Azuranastan mobilises.", sides, known) == ["Azuranastan"]
+    fine = "Azuristan and the Crimsonian volunteers meet in Zafaristan."
+    assert Q.misspelled_names(fine, sides, known) == []
+    powers = ["AUSTRIA", "GERMANY", "ITALY"]
+    assert Q.misspelled_names("The German and Austrian armies; Italian fleets.", powers, []) == []
+    assert Q.misspelled_names("Gemrany attacks Austira.", powers, []) == ["Gemrany", "Austira"]
+
+
+def test_on_topic_names_its_side_or_an_entity():
+    assert Q.on_topic("We hold Zafaristan.", "azuristan", ["Zafaristan"])
+    assert Q.on_topic("Azuristan waits.", "azuristan", [])
+    assert not Q.on_topic("The weather is nice today.", "azuristan", ["Zafaristan"])
+
+
+def test_a_block_shown_twice_is_found():
+    once = "# You are FRANCE\n> F1901M:\n> We agreed with England to keep the Channel empty.\n"
+    assert Q.repeated_blocks(once) == []
+    twice = (
+        once
+        + "\nYour private notes:\n> (round 3, diary) We agreed with England to keep the Channel empty."
+    )
+    assert "We agreed with England to keep the Channel empty." in Q.repeated_blocks(twice)
+    assert Q.repeated_blocks("# The board\n> x\n# The board\n> y") == ["# The board"]
+    assert Q.repeated_blocks("> short\n> short\n") == []  # under BLOCK_CHARS
+
+
+def test_the_phase_a_prompt_names():
+    assert Q.named_phase("# The game\n> Diplomacy, Spring 1901\n... F1901M") == "S1901"
+    assert Q.named_phase("# The game: Diplomacy, Fall 1901 movement (F1901M)") == "F1901"
+    assert Q.named_phase("Phase W1901A: adjustments") == "W1901"
+    assert Q.named_phase("no phase here") is None
+    assert Q.named_move("Move 2 of 2. Your side's actions") == 2
+    assert Q.named_move("> In move 1, talks failed.\nMove 2 of 2. Write the plan") == 2
+
+
+def diplomacy_record(messages: list[dict], diaries: list[dict], orders: dict) -> dict:
+    events = [
+        {
+            "round": 1,
+            "kind": "narration",
+            "author": "secretary",
+            "text": "",
+            "audience": ["*"],
+            "data": {"phase": "S1901M", "orders": orders},
+        },
+    ]
+    players = {"FRANCE": {}, "ENGLAND": {}, "ITALY": {}}  # as record.json holds the scenario
+    return {"scenario": {"players": players}, "events": messages + diaries + events}
+
+
+def msg(author: str, to: list[str], ex: int = 1, rnd: int = 1) -> dict:
+    return {
+        "round": rnd,
+        "kind": "message",
+        "author": author,
+        "text": "hi",
+        "audience": to,
+        "data": {"phase": "S1901M", "negotiation_round": ex},
+    }
+
+
+def test_negotiation_activity_counts_rounds_where_every_power_spoke():
+    trace = [
+        {"event": "call", "task": "message", "round": 1, "role": p, "ask_id": f"1.negotiate.{p}.1"}
+        for p in ("FRANCE", "ENGLAND", "ITALY")
+    ]
+    quiet = Q.negotiation(trace, diplomacy_record([msg("FRANCE", ["*"])], [], {}))
+    assert quiet["negotiation_rounds"] == 1 and quiet["rounds_everyone_sent"] == 0
+    assert quiet["seat_rounds_with_message"] == 1 and quiet["messages"] == 1
+    everyone = [msg("FRANCE", ["*"]), msg("ENGLAND", ["ITALY"]), msg("ITALY", ["*"])]
+    loud = Q.negotiation(trace, diplomacy_record(everyone, [], {}))
+    assert loud["rounds_everyone_sent"] == 1 and loud["empty_rounds"] == 0
+    none = Q.negotiation(trace, diplomacy_record([], [], {}))
+    assert none["empty_rounds"] == 1
+
+
+def test_hold_only_orders_and_silent_diaries_claiming_talks():
+    orders = {"FRANCE": ["A PAR H", "F BRE H"], "ITALY": ["A VEN - TRI", "F NAP H"]}
+    assert Q.hold_only(diplomacy_record([], [], orders)) == (1, 2)
+    diary = {
+        "round": 1,
+        "kind": "diary",
+        "author": "ITALY",
+        "text": "",
+        "audience": ["ITALY"],
+        "data": {"summary": "We agreed with France on Tyrolia.", "source": "model"},
+    }
+    rec = diplomacy_record([msg("FRANCE", ["ENGLAND"])], [diary], {})
+    assert Q.silent_diaries(rec) == (1, 1, 1)  # ITALY heard nothing, yet claims an agreement
+    rec = diplomacy_record([msg("FRANCE", ["*"])], [diary], {})
+    assert Q.silent_diaries(rec) == (0, 0, 0)  # a public message reached ITALY
+
+
+def test_the_benchmark_runs_on_scripted_games_and_prints_its_targets():
+    from benchmarks import common, play_quality
+
+    payload = play_quality.run(
+        model="scripted", families=["crisis"], seeds=[0], write=False, show=False
+    )
+    total = payload["results"]["crisis"]["total"]
+    assert total["games"] == 1 and total["prompts"] > 0
+    assert total["prompts_with_repeats"] == 0
+    assert total["phase_right"] == total["phase_checked"] > 0
+    names = [t["name"] for t in payload["targets"]]
+    assert any("echo" in n for n in names) and any("phase" in n for n in names)
+    with common.console.capture() as captured:
+        play_quality.show_tables(payload)
+    assert "Play quality" in captured.get()
+
+
+def test_a_bad_model_reference_is_one_line(capsys):
+    import pytest
+
+    from benchmarks import play_quality
+
+    with pytest.raises(SystemExit) as exit_:
+        play_quality.main(["--model", "nonsense:x", "--no-write"])
+    assert exit_.value.code == 2
+    assert "play_quality: model 'nonsense:x'" in capsys.readouterr().err
