@@ -521,3 +521,9 @@ def eval_waragent(records: list[Path], out_dir: Path, *, echo: bool = True) -> d
         print(result["report"])
         print(f"scores and figures in {out_dir}/")
     return result
+
+
+def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The family's measures for experiments (`Family.measures`): the accuracy of the record at
+    `path` (read from the file, so an anonymised game is scored under its real names)."""
+    return score_run(load_run(path))

@@ -5,6 +5,7 @@ the world has one, also reviews what the rules accept and may object with a reas
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from wargraph.deciders import Ask
@@ -18,6 +19,12 @@ PENDING, REVIEWING, REVISING, ACCEPTED = "pending", "reviewing", "revising", "ac
 
 def _revise_key(attempt: int) -> str:
     return f"a{attempt}"
+
+
+def _takes_proposal(hook: Any) -> bool:
+    """Whether a world's `verdict_events` declares `proposal` (older overrides do not)."""
+    params = inspect.signature(hook).parameters.values()
+    return any(p.name == "proposal" or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _seats(scenario: Any, world: Any) -> list[str]:
@@ -89,9 +96,18 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
     }
     if out:
         return {"asks": out, "world": update_world}
+    played = _takes_proposal(world.verdict_events)
     events = [
         e
         for a in proposals
-        for e in world.verdict_events(table, a, status[a], attempts[a], notes.get(a, ""), trail[a])
+        for e in world.verdict_events(
+            table,
+            a,
+            status[a],
+            attempts[a],
+            notes.get(a, ""),
+            trail[a],
+            **({"proposal": proposals[a]} if played else {}),
+        )
     ]
     return {"world": update_world, "events": events, "pending": {CLEAR: True}}
