@@ -128,8 +128,8 @@ def _check_not_asked_again(name: str, table: Table, update: dict[str, Any]) -> N
     raise UnansweredAsk(
         f"phase {name!r} in round {table.round} asked {again['id']!r} (task "
         f"{again['task']!r}, seat {again['role']!r}) again after it was answered: the phase "
-        f"looks for the answer under another ask id (the world's order_task is "
-        f"{table.world.order_task!r}; a question's task must match the id its phase reads)"
+        f"looks for the answer under another ask id (an answer is read under the id of the "
+        f"question asked: `table.ask_id(question.task, seat, key)`)"
     )
 
 
