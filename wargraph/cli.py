@@ -384,8 +384,11 @@ def validate(
 def graph(
     scenario: Annotated[str, typer.Argument()],
     set_: Annotated[list[str], typer.Option("--set")] = [],
+    xray: Annotated[
+        bool, typer.Option("--xray", help="Also draw each seat's inner steps (decide, review ...).")
+    ] = False,
 ) -> None:
-    """Print the Mermaid text of the compiled game graph."""
+    """Print the Mermaid text of the compiled game graph (each seat one node, as in README)."""
     from wargraph.runner import build_for
     from wargraph.scenario import load_scenario
 
@@ -393,7 +396,7 @@ def graph(
         g = build_for(load_scenario(scenario, set_)).compile()
     except _known_errors() as exc:
         fail(str(exc))
-    sys.stdout.write(g.get_graph(xray=True).draw_mermaid())
+    sys.stdout.write(g.get_graph(xray=xray).draw_mermaid())
 
 
 @app.command()

@@ -218,3 +218,15 @@ def test_a_persons_interrupt_payload_carries_its_version(plugin, tmp_path):
         "version", "seat", "ask_id", "round", "phase", "task", "instructions", "view", "memory",
         "question", "schema", "error",
     }  # fmt: skip
+
+
+def test_wargraph_graph_draws_each_seat_as_one_node_unless_asked_for_xray():
+    from typer.testing import CliRunner
+
+    from wargraph.cli import app
+
+    plain = CliRunner().invoke(app, ["graph", "azuristan_crimsonia"])
+    assert plain.exit_code == 0 and "agent_azuristan --> order;" in plain.output
+    assert "decide" not in plain.output  # collapsed, as README draws it
+    xray = CliRunner().invoke(app, ["graph", "azuristan_crimsonia", "--xray"])
+    assert xray.exit_code == 0 and "agent_azuristan\\3adecide" in xray.output
