@@ -65,6 +65,9 @@ class Family:
     """`"module:function"` computing a finished game's measures: `function(record, path)` with
     the record (a dict) and its `record.json` path, returning a (nested) dict whose numbers and
     booleans become the measures of experiment outcomes and reports."""
+    report_figure: str | None = None
+    """`"module:function"` drawing one finished game for an experiment's report:
+    `function(record_path, figure_path, title)` writes a PNG at `figure_path`."""
 
 
 _SHIPPED = "wargraph.scenarios"
@@ -76,7 +79,8 @@ BUILTIN: tuple[Family, ...] = (
            _SHIPPED, "an incident, inject cards and a die"),
     Family("waragent", "wargraph.worlds.waragent.game:WarAgentScenario",
            "wargraph.graphs.waragent", _SHIPPED, "WarAgent-style historical simulations",
-           measures="wargraph.evals.waragent:record_measures"),
+           measures="wargraph.evals.waragent:record_measures",
+           report_figure="wargraph.evals.waragent:record_figure"),
     Family("diplomacy", "wargraph.worlds.diplomacy.world:DiplomacyScenario",
            "wargraph.graphs.diplomacy", _SHIPPED, "full-press Diplomacy on the real engine",
            measures="wargraph.evals.diplomacy:record_measures"),
@@ -195,7 +199,7 @@ def _invalid(fam: Any, name: str) -> str | None:
         return "a family name is lower-case letters, digits and _"
     if ":" not in fam.scenario_class:
         return f"scenario_class {fam.scenario_class!r} is not of the form module:Class"
-    for field in ("view_panels", "measures"):
+    for field in ("view_panels", "measures", "report_figure"):
         ref = getattr(fam, field)
         if ref is not None and (not isinstance(ref, str) or ":" not in ref):
             return f"{field} {ref!r} is not of the form module:function"
