@@ -230,3 +230,23 @@ def test_wargraph_graph_draws_each_seat_as_one_node_unless_asked_for_xray():
     assert "decide" not in plain.output  # collapsed, as README draws it
     xray = CliRunner().invoke(app, ["graph", "azuristan_crimsonia", "--xray"])
     assert xray.exit_code == 0 and "agent_azuristan\\3adecide" in xray.output
+
+
+def test_a_family_reference_not_of_the_form_module_function_is_reported(monkeypatch):
+    _install(monkeypatch, nocolon="tests.unit.test_bargain_plugin:NO_COLON")
+    try:
+        assert (
+            "measures 'tests.plugins.bargain' is not of the form module:function"
+            in (families.problems()["nocolon"])
+        )
+    finally:
+        monkeypatch.undo()
+        families.refresh()
+
+
+NO_COLON = Family(
+    "nocolon",
+    "wargraph.scenario:Scenario",
+    "wargraph.graphs.crisis",
+    measures="tests.plugins.bargain",
+)
