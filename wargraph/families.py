@@ -20,6 +20,7 @@ import contextlib
 import importlib
 import importlib.metadata
 import importlib.resources
+import importlib.util
 import os
 import re
 import sys
@@ -199,11 +200,20 @@ def _invalid(fam: Any, name: str) -> str | None:
         return "a family name is lower-case letters, digits and _"
     if ":" not in fam.scenario_class:
         return f"scenario_class {fam.scenario_class!r} is not of the form module:Class"
+    if fam.prompts is not None and not _findable(fam.prompts):
+        return f"its prompts package {fam.prompts!r} cannot be found"
     for field in ("view_panels", "measures", "report_figure"):
         ref = getattr(fam, field)
         if ref is not None and (not isinstance(ref, str) or ":" not in ref):
             return f"{field} {ref!r} is not of the form module:function"
     return None
+
+
+def _findable(package: str) -> bool:
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def refresh() -> None:

@@ -126,8 +126,10 @@ def test_a_plugins_templates_come_from_its_own_package_first(plugin):
 def test_a_missing_prompts_package_is_a_clear_error(monkeypatch):
     _install(monkeypatch, ghost="tests.unit.test_bargain_plugin:GHOST")
     try:
-        with pytest.raises(PromptError, match="prompts package 'no_such_prompts_pkg'"):
-            load_prompt("player_system", family="ghost")
+        why = families.problems()["ghost"]
+        assert why.endswith("its prompts package 'no_such_prompts_pkg' cannot be found"), why
+        with pytest.raises(FamilyError, match="no_such_prompts_pkg"):
+            families.get("ghost")
     finally:
         monkeypatch.undo()
         families.refresh()
