@@ -68,6 +68,7 @@ DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
 def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.graphkit import UnansweredAsk
     from wargraph.models import ModelRefError
+    from wargraph.prompts import PromptError
     from wargraph.records import RecordError
     from wargraph.scenario import ScenarioError
     from wargraph.store import StoreError
@@ -76,6 +77,7 @@ def _known_errors() -> tuple[type[Exception], ...]:
         ScenarioError,
         StoreError,
         UnansweredAsk,
+        PromptError,
         ModelRefError,
         RecordError,
         FileNotFoundError,

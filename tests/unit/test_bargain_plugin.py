@@ -252,3 +252,16 @@ NO_COLON = Family(
     "wargraph.graphs.crisis",
     measures="tests.plugins.bargain",
 )
+
+
+def test_a_missing_template_during_play_is_one_line(plugin, monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from wargraph.cli import app
+
+    monkeypatch.setattr(bargain, "render_prompt", lambda name, *a, **k: load_prompt(name + "_x"))
+    out = CliRunner().invoke(
+        app, ["play", SCENARIO, "--model", "scripted", "--db", str(tmp_path / "g.sqlite")]
+    )
+    assert out.exit_code != 0 and "Traceback" not in out.output, out.output
+    assert "no prompt template 'bargain_offer_x' in tests.plugins.bargain.prompts/v1" in out.output
