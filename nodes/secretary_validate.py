@@ -47,6 +47,12 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
     }
     notes = dict(w.get("notes") or {})
     secretary = world.secretary_seat(table)
+    # proposals an earlier mount of this phase judged this round (`order` mounted twice): kept
+    # as they are, and their verdicts not repeated; noted at this mount's first step
+    marker = table.ask_id("judged", "")
+    earlier = table.pending.get(marker)
+    if earlier is None:
+        earlier = [a for a in proposals if status[a] not in (PENDING, REVIEWING, REVISING)]
 
     for a in proposals:  # take in the revisions that came back
         if status[a] != REVISING:
@@ -95,11 +101,12 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
         "notes": notes,
     }
     if out:
-        return {"asks": out, "world": update_world}
+        return {"asks": out, "world": update_world, "pending": {marker: earlier}}
     played = _takes_proposal(world.verdict_events)
     events = [
         e
         for a in proposals
+        if a not in earlier
         for e in world.verdict_events(
             table,
             a,

@@ -265,3 +265,22 @@ def test_a_missing_template_during_play_is_one_line(plugin, monkeypatch, tmp_pat
     )
     assert out.exit_code != 0 and "Traceback" not in out.output, out.output
     assert "no prompt template 'bargain_offer_x' in tests.plugins.bargain.prompts/v1" in out.output
+
+
+def test_a_secretary_mounted_twice_does_not_repeat_its_verdicts(plugin):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from wargraph.runner import _config
+    from wargraph.scenario import load_scenario
+
+    sc = load_scenario(SCENARIO)
+    values = (
+        bargain.build(sc, check_replies=True)
+        .compile(checkpointer=InMemorySaver())
+        .invoke({"scenario": sc.model_dump()}, _config("t"), context=GameContext(model="scripted"))
+    )
+    assert values["done"] and not values.get("error")
+    verdicts = [e for e in values["events"] if e["kind"] == "verdict"]
+    rounds = [e["round"] for e in values["events"] if e["kind"] in ("deal", "refused")]
+    assert sorted(e["round"] for e in verdicts) == rounds  # one verdict per offer, not two
+    assert {e["phase"] for e in verdicts} == {"secretary_validate"}

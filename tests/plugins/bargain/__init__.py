@@ -162,6 +162,8 @@ class BargainWorld(World):
         return split
 
     def check(self, table: Table, actor: str, proposal: Any) -> Check:
+        if isinstance(proposal, bool):  # a reply (when the replies are checked too)
+            return Check(accepted=proposal)
         pie, total = _pie(table), sum(proposal.values())
         if total == pie and all(n >= 0 for n in proposal.values()):
             return Check(accepted=proposal)
@@ -177,6 +179,8 @@ class BargainWorld(World):
     def verdict_events(
         self, table, actor, status, attempts, note, trail, *, proposal=None
     ) -> list[Event]:
+        if isinstance(proposal, bool):
+            return []
         text = f"The secretary's verdict: {status}; the offer played is {_shown(proposal)}."
         data = {"status": status, "revisions": attempts, "played": proposal}
         return [self.verdict(table, actor, text, data)]
@@ -220,12 +224,14 @@ def record_measures(record: dict[str, Any], path: Path) -> dict[str, Any]:
     }
 
 
-def build(scenario: Any = DEFAULT_SCENARIO):
+def build(scenario: Any = DEFAULT_SCENARIO, *, check_replies: bool = False):
     sc = load_scenario(scenario)
     phases = {
         "propose": order,
         "secretary_validate": secretary_validate,
         "respond": order,
+        # the secretary mounted twice too (a test: what it judged before is not judged again)
+        **({"check_replies": secretary_validate} if check_replies else {}),
         "adjudicate": adjudicate,
     }
     return build_game(phases, roster=list(sc.roles), world=BargainWorld(), scenario=sc)
