@@ -514,3 +514,8 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     )
     console.print(f"[green]wrote[/] {out_dir}/diplomacy_eval.json, diplomacy_eval.md")
     return summary
+
+
+def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The family's measures for experiments (`Family.measures`)."""
+    return game_measures(record)

@@ -12,12 +12,12 @@ The scripted judge (model "scripted") is the scripted decider: deterministic, fo
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from wargraph import families
 from wargraph.nodes.schemas import UNDETERMINED
 from wargraph.posthoc import ask_record
 from wargraph.state import EVERYONE
@@ -204,36 +204,26 @@ def select_measures(measures: Measures, patterns: list[str] | None) -> Measures:
     return {k: v for k, v in measures.items() if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
 
 
-def _module(family: str):
-    try:
-        return importlib.import_module(f"wargraph.evals.{family}")
-    except ModuleNotFoundError:
-        return None
-
-
 def family_measures(
     record: Mapping[str, Any], record_path: str | Path, patterns: list[str] | None = None
 ) -> tuple[Measures, str]:
     """The family's measures of one game, and a note when they could not be computed.
 
-    A family module `wargraph.evals.<family>` plugs in with a per-record function
-    `score_record(record)` or `game_measures(record)` (Diplomacy: scores, centres, order
-    rates ...); WarAgent's accuracy comes from `score_run(load_run(path))`. A failure becomes
-    the note and never stops the experiment."""
+    A family declares them on its entry (`Family.measures = "module:function"`, called with the
+    record and its path): Diplomacy's scores, centres and order rates, WarAgent's accuracy,
+    Blotto's scores and revisions, a plug-in's own. A family without them has none; a failure
+    (a misspelled reference included) becomes the note and never stops the experiment."""
     spec = record.get("scenario") or {}
     family = str(spec.get("family", "crisis"))
-    mod = _module(family)
-    if mod is None:
-        return {}, ""
     try:
-        for name in ("score_record", "game_measures"):
-            if hasattr(mod, name):
-                raw = getattr(mod, name)(dict(record))
-                break
-        else:
-            if not hasattr(mod, "score_run"):
-                return {}, ""
-            raw = mod.score_run(mod.load_run(Path(record_path)))
+        measure = families.attribute(family, "measures")
+        if measure is None:
+            return {}, ""
+        raw = measure(dict(record), Path(record_path))
+    except families.FamilyError as exc:
+        return {}, str(exc)
     except Exception as exc:  # a measure that fails is reported, never fatal to the experiment
         return {}, f"{family} measures failed: {type(exc).__name__}: {str(exc)[:200]}"
+    if not isinstance(raw, Mapping):
+        return {}, f"{family} measures returned {type(raw).__name__}, not a dict"
     return select_measures(flatten_numbers(raw), patterns), ""

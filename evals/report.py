@@ -9,14 +9,15 @@ logs, so `write_report(out_dir)` can be run again at any time on a finished expe
 from __future__ import annotations
 
 import csv
-import importlib
 import itertools
 import json
+import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from wargraph import families
 from wargraph.evals import stats
 from wargraph.nodes.schemas import UNDETERMINED
 
@@ -225,22 +226,25 @@ def measure_figure(
 def board_figures(
     out_dir: Path, conditions: Sequence[Mapping[str, Any]], outcomes: Sequence[Mapping[str, Any]]
 ) -> list[tuple[str, Path]]:
-    """WarAgent runs: the board's evolution for the first finished game of each condition,
-    drawn by wargraph.evals.waragent (absent module or failure: no figure, no error)."""
-    try:
-        mod = importlib.import_module("wargraph.evals.waragent")
-        draw, load = mod.board_figure, mod.load_run
-    except (ImportError, AttributeError):
-        return []
+    """For the first finished game of each condition, its family's figure (`Family.
+    report_figure`; WarAgent: the board's evolution). A family without one, or a figure that
+    cannot be drawn: no figure, no error; a reference that does not resolve is named on stderr."""
     out = []
     for c in conditions:
         done = _done(outcomes, c["id"])
         if not done:
             continue
+        record = out_dir / done[0]["folder"] / "record.json"
         path = out_dir / "figures" / f"board_{c['id']}.png"
         try:
-            run = load(out_dir / done[0]["folder"] / "record.json")
-            draw(run["world"], path, f"{c['label']}: board (run {done[0]['run']})")
+            family = json.loads(record.read_text(encoding="utf-8"))["scenario"]["family"]
+            draw = families.attribute(str(family), "report_figure")
+            if draw is None:
+                continue
+            draw(record, path, f"{c['label']}: board (run {done[0]['run']})")
+        except families.FamilyError as exc:
+            print(f"note: no figure for {c['label']}: {exc}", file=sys.stderr)
+            continue
         except (ValueError, KeyError, OSError, TypeError):
             continue
         out.append((c["label"], path))

@@ -521,3 +521,14 @@ def eval_waragent(records: list[Path], out_dir: Path, *, echo: bool = True) -> d
         print(result["report"])
         print(f"scores and figures in {out_dir}/")
     return result
+
+
+def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The family's measures for experiments (`Family.measures`): the accuracy of the record at
+    `path` (read from the file, so an anonymised game is scored under its real names)."""
+    return score_run(load_run(path))
+
+
+def record_figure(record_path: Path, path: Path, title: str = "") -> Path:
+    """The family's figure for experiment reports (`Family.report_figure`): the board's evolution."""
+    return board_figure(load_run(record_path)["world"], path, title)

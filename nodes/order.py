@@ -1,6 +1,11 @@
 """`order`: every actor states its move at once, on its own view. A team's members propose and
 its leader combines, innermost teams first. The world says what is asked and what an answer
-proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`."""
+proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`.
+
+`order` may be mounted more than once in a round (`{"propose": order, ..., "respond": order}`:
+the world tells the mounts apart by `table.phase` in `actors` and `order_question`). Each mount
+merges its proposals into the round's per seat, so a later mount keeps what an earlier one
+placed (and the secretary approved); a seat that acts in two mounts keeps its latest."""
 
 from __future__ import annotations
 
@@ -23,16 +28,26 @@ def _seats(table: Table, actors: list[str]) -> list[Seat]:
     return seats
 
 
-def _plan_id(table: Table, role: str, team: str | None) -> str:
-    return table.ask_id(table.world.order_task, role, team or "")
+def _plan_id(table: Table, role: str, team: str | None) -> str | None:
+    """The id of the seat's answered order ask in this mount, whatever task the world's
+    question named (an ask id is `r<round>.<phase>.<task>.<role>[.<key>]`; tasks have no dots);
+    None while it is unanswered."""
+    head = table.ask_id("", "")[:-1]  # "r<round>.<phase>."
+    tail = f".{role}" + (f".{team}" if team else "")
+    for ask_id in table.pending:
+        if ask_id.startswith(head) and ask_id.endswith(tail):
+            task = ask_id[len(head) : len(ask_id) - len(tail)]
+            if task and "." not in task and task != "combine":
+                return ask_id
+    return None
 
 
 def _combine_id(table: Table, team: str) -> str:
     return table.ask_id("combine", table.scenario.teams[team].leader, team)
 
 
-def _answer_text(table: Table, ask_id: str) -> str | None:
-    value = table.answer(ask_id)
+def _answer_text(table: Table, ask_id: str | None) -> str | None:
+    value = table.answer(ask_id) if ask_id else None
     return None if value is None else str(table.world.proposal(table, "", value))
 
 
@@ -41,7 +56,7 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
     world, s = table.world, table.scenario
     actors = world.actors(table, ORDER)
     seats = _seats(table, actors)
-    missing = [(r, t) for r, t in seats if table.answer(_plan_id(table, r, t)) is None]
+    missing = [(r, t) for r, t in seats if _plan_id(table, r, t) is None]
     if missing:
         return {
             "asks": [
@@ -71,20 +86,25 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
             return {"asks": combine}
 
     answered: list[tuple[str, str | None, dict[str, Any]]] = [
-        (r, t, table.pending[_plan_id(table, r, t)]) for r, t in seats
+        (r, t, table.pending[_plan_id(table, r, t) or ""]) for r, t in seats
     ]
     answered += [(tname, None, table.pending[_combine_id(table, tname)]) for tname in s.teams]
-    proposals: dict[str, Any] = {}
-    sources: dict[str, str] = {}
+    placed = table.state.get("world") or {}  # by an earlier mount of this round
+    proposals: dict[str, Any] = dict(placed.get("proposals") or {})
+    sources: dict[str, str] = dict(placed.get("sources") or {})
+    proposals_now: dict[str, Any] = {}
     events = []
     for who, team, decision in answered:
         proposal = world.proposal(table, who, decision["value"])
         events += world.order_events(table, who, proposal, decision["source"], team=team)
         if team is None:
-            proposals[who] = proposal
+            proposals[who] = proposals_now[who] = proposal
             sources[who] = decision["source"]
-    return {
-        "events": events,
-        "world": {"proposals": proposals, "sources": sources},
-        "pending": {CLEAR: True},
-    }
+    update_world: dict[str, Any] = {"proposals": proposals, "sources": sources}
+    # a seat that proposes again is judged again: the secretary's state of its earlier proposal
+    # goes (written only when there is one, so a game mounting `order` once is unchanged)
+    for key in ("attempts", "status", "trail", "notes"):
+        earlier = placed.get(key) or {}
+        if any(a in earlier for a in proposals_now):
+            update_world[key] = {a: v for a, v in earlier.items() if a not in proposals_now}
+    return {"events": events, "world": update_world, "pending": {CLEAR: True}}

@@ -5,6 +5,7 @@ the world has one, also reviews what the rules accept and may object with a reas
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from wargraph.deciders import Ask
@@ -18,6 +19,12 @@ PENDING, REVIEWING, REVISING, ACCEPTED = "pending", "reviewing", "revising", "ac
 
 def _revise_key(attempt: int) -> str:
     return f"a{attempt}"
+
+
+def _takes_proposal(hook: Any) -> bool:
+    """Whether a world's `verdict_events` declares `proposal` (older overrides do not)."""
+    params = inspect.signature(hook).parameters.values()
+    return any(p.name == "proposal" or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _seats(scenario: Any, world: Any) -> list[str]:
@@ -40,6 +47,12 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
     }
     notes = dict(w.get("notes") or {})
     secretary = world.secretary_seat(table)
+    # proposals an earlier mount of this phase judged this round (`order` mounted twice): kept
+    # as they are, and their verdicts not repeated; noted at this mount's first step
+    marker = table.ask_id("judged", "")
+    earlier = table.pending.get(marker)
+    if earlier is None:
+        earlier = [a for a in proposals if status[a] not in (PENDING, REVIEWING, REVISING)]
 
     for a in proposals:  # take in the revisions that came back
         if status[a] != REVISING:
@@ -88,10 +101,20 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
         "notes": notes,
     }
     if out:
-        return {"asks": out, "world": update_world}
+        return {"asks": out, "world": update_world, "pending": {marker: earlier}}
+    played = _takes_proposal(world.verdict_events)
     events = [
         e
         for a in proposals
-        for e in world.verdict_events(table, a, status[a], attempts[a], notes.get(a, ""), trail[a])
+        if a not in earlier
+        for e in world.verdict_events(
+            table,
+            a,
+            status[a],
+            attempts[a],
+            notes.get(a, ""),
+            trail[a],
+            **({"proposal": proposals[a]} if played else {}),
+        )
     ]
     return {"world": update_world, "events": events, "pending": {CLEAR: True}}

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from wargraph.context import GameContext
 from wargraph.deciders import (
+    INTERRUPT_VERSION,
     Ask,
     Decision,
     decider_for,
@@ -136,6 +137,7 @@ def review(state: AgentState) -> dict[str, Any]:
         while True:
             reply = interrupt(
                 {
+                    "version": INTERRUPT_VERSION,
                     "seat": ask["role"],
                     "ask_id": ask["id"] + ".review",
                     "task": "review",

@@ -68,6 +68,7 @@ DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
 def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.graphkit import UnansweredAsk
     from wargraph.models import ModelRefError
+    from wargraph.prompts import PromptError
     from wargraph.records import RecordError
     from wargraph.scenario import ScenarioError
     from wargraph.store import StoreError
@@ -76,6 +77,7 @@ def _known_errors() -> tuple[type[Exception], ...]:
         ScenarioError,
         StoreError,
         UnansweredAsk,
+        PromptError,
         ModelRefError,
         RecordError,
         FileNotFoundError,
@@ -384,8 +386,11 @@ def validate(
 def graph(
     scenario: Annotated[str, typer.Argument()],
     set_: Annotated[list[str], typer.Option("--set")] = [],
+    xray: Annotated[
+        bool, typer.Option("--xray", help="Also draw each seat's inner steps (decide, review ...).")
+    ] = False,
 ) -> None:
-    """Print the Mermaid text of the compiled game graph."""
+    """Print the Mermaid text of the compiled game graph (each seat one node, as in README)."""
     from wargraph.runner import build_for
     from wargraph.scenario import load_scenario
 
@@ -393,7 +398,7 @@ def graph(
         g = build_for(load_scenario(scenario, set_)).compile()
     except _known_errors() as exc:
         fail(str(exc))
-    sys.stdout.write(g.get_graph(xray=True).draw_mermaid())
+    sys.stdout.write(g.get_graph(xray=xray).draw_mermaid())
 
 
 @app.command()

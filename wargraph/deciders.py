@@ -1,7 +1,8 @@
 """Deciders: every choice in a game is asked of one — a model, a person (interrupt) or a script.
 
-An `Ask` is plain data (it travels in `Send` payloads and checkpoints); its answer schema is
-looked up by name in a registry so dynamic schemas (e.g. one enum of legal orders per unit) work.
+An `Ask` is plain data (it travels in the game's `asks` channel and its checkpoints); its answer
+schema is looked up by name in a registry so dynamic schemas (e.g. one enum of legal orders per
+unit) work.
 """
 
 from __future__ import annotations
@@ -435,6 +436,11 @@ class LLMDecider:
         raise ModelUnavailable(message, thread_id=game, trace_path=self.seat.get("trace_path"))
 
 
+# The version of the interrupt payload a person's client receives (documented in README,
+# "A person's seat"); raised when a field changes meaning or goes.
+INTERRUPT_VERSION = 1
+
+
 class HumanDecider:
     """A person in the seat: `interrupt()` with the role's view, the question and the schema.
 
@@ -447,6 +453,7 @@ class HumanDecider:
         error = ""
         while True:
             payload = {
+                "version": INTERRUPT_VERSION,
                 "seat": ask["role"],
                 "ask_id": ask["id"],
                 "round": ask["round"],

@@ -20,6 +20,7 @@ import contextlib
 import importlib
 import importlib.metadata
 import importlib.resources
+import importlib.util
 import os
 import re
 import sys
@@ -41,6 +42,12 @@ class FamilyError(ValueError):
 
 @dataclass(frozen=True)
 class Family:
+    """One game family, as the registry knows it: where its scenario class, graph, shipped
+    scenarios, prompt templates, view panels and measures live. Every reference is a module path
+    (`"module"` or `"module:attribute"`) imported only when a game of the family needs it, so
+    listing families imports no plug-in. A built-in family and a plug-in's are declared alike;
+    a plug-in exports one as the target of its `wargraph.families` entry point."""
+
     name: str
     scenario_class: str
     """`"module:Class"` of its Scenario subclass (imported only when a scenario needs it)."""
@@ -52,6 +59,16 @@ class Family:
     view_panels: str | None = None
     """`"module:function"` adding this family's panels to `wargraph view` (see
     `wargraph/view/panels.py`); without it a game gets the generic view."""
+    prompts: str | None = None
+    """A package holding this family's prompt templates (`v1/<name>.txt`, ...), looked up before
+    wargraph's own `prompts/` while its games run (see `wargraph.prompts`)."""
+    measures: str | None = None
+    """`"module:function"` computing a finished game's measures: `function(record, path)` with
+    the record (a dict) and its `record.json` path, returning a (nested) dict whose numbers and
+    booleans become the measures of experiment outcomes and reports."""
+    report_figure: str | None = None
+    """`"module:function"` drawing one finished game for an experiment's report:
+    `function(record_path, figure_path, title)` writes a PNG at `figure_path`."""
 
 
 _SHIPPED = "wargraph.scenarios"
@@ -62,13 +79,17 @@ BUILTIN: tuple[Family, ...] = (
     Family("tabletop", "wargraph.worlds.tabletop:TabletopScenario", "wargraph.graphs.tabletop",
            _SHIPPED, "an incident, inject cards and a die"),
     Family("waragent", "wargraph.worlds.waragent.game:WarAgentScenario",
-           "wargraph.graphs.waragent", _SHIPPED, "WarAgent-style historical simulations"),
+           "wargraph.graphs.waragent", _SHIPPED, "WarAgent-style historical simulations",
+           measures="wargraph.evals.waragent:record_measures",
+           report_figure="wargraph.evals.waragent:record_figure"),
     Family("diplomacy", "wargraph.worlds.diplomacy.world:DiplomacyScenario",
-           "wargraph.graphs.diplomacy", _SHIPPED, "full-press Diplomacy on the real engine"),
+           "wargraph.graphs.diplomacy", _SHIPPED, "full-press Diplomacy on the real engine",
+           measures="wargraph.evals.diplomacy:record_measures"),
     Family("flow", "wargraph.scenario:Scenario", "wargraph.graphs.flow", _SHIPPED,
            "a game composed from the phase library by the scenario"),
     Family("blotto", "wargraph.worlds.blotto:BlottoScenario", "wargraph.graphs.blotto",
-           _SHIPPED, "Colonel Blotto: forces across fronts under a budget"),
+           _SHIPPED, "Colonel Blotto: forces across fronts under a budget",
+           measures="wargraph.worlds.blotto:record_measures"),
 )  # fmt: skip
 
 
@@ -179,7 +200,20 @@ def _invalid(fam: Any, name: str) -> str | None:
         return "a family name is lower-case letters, digits and _"
     if ":" not in fam.scenario_class:
         return f"scenario_class {fam.scenario_class!r} is not of the form module:Class"
+    if fam.prompts is not None and not _findable(fam.prompts):
+        return f"its prompts package {fam.prompts!r} cannot be found"
+    for field in ("view_panels", "measures", "report_figure"):
+        ref = getattr(fam, field)
+        if ref is not None and (not isinstance(ref, str) or ":" not in ref):
+            return f"{field} {ref!r} is not of the form module:function"
     return None
+
+
+def _findable(package: str) -> bool:
+    try:
+        return importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def refresh() -> None:
@@ -243,6 +277,25 @@ def _import(family: str, module: str) -> ModuleType:
     if module in sys.modules or any(f.name == family for f in BUILTIN):
         return importlib.import_module(module)
     return guarded_import(f"plug-in {family!r} ({module})", lambda: importlib.import_module(module))
+
+
+def attribute(name: str, field: str) -> Any:
+    """The object a family's `"module:attribute"` field names (`measures`, `view_panels`), or
+    None when the family declares none; a reference that does not resolve is a FamilyError
+    naming the family, the field and the reference (a misspelling is never silently ignored)."""
+    ref = getattr(get(name), field)
+    if not ref:
+        return None
+    module, _, attr = ref.partition(":")
+    try:
+        found = getattr(_import(name, module), attr)
+    except (ImportError, AttributeError, PluginError) as exc:
+        raise FamilyError(
+            f"family {name!r}: its {field} {ref!r} cannot be loaded ({exc})"
+        ) from None
+    if not callable(found):
+        raise FamilyError(f"family {name!r}: its {field} {ref!r} is not a function")
+    return found
 
 
 def graph_module(name: str) -> ModuleType:

@@ -19,6 +19,7 @@ from wargraph.agents import agent_node_name, make_agent_node
 from wargraph.context import GameContext, context_of
 from wargraph.deciders import Ask
 from wargraph.faults import new_game
+from wargraph.prompts import family_prompts
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.state import CLEAR, GameInput, GameState, make_event
 from wargraph.table import Table, scenario_of
@@ -102,7 +103,8 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
         }
         table = Table(scenario, context_of(runtime), {**update, "phase": "setup"}, world)
         try:
-            update.update(world.open(table))
+            with family_prompts(scenario.family):
+                update.update(world.open(table))
         except ScenarioError as err:
             return {"error": str(err), "done": True, "next": END, "asks": []}
         return update
@@ -126,15 +128,16 @@ def _check_not_asked_again(name: str, table: Table, update: dict[str, Any]) -> N
     raise UnansweredAsk(
         f"phase {name!r} in round {table.round} asked {again['id']!r} (task "
         f"{again['task']!r}, seat {again['role']!r}) again after it was answered: the phase "
-        f"looks for the answer under another ask id (the world's order_task is "
-        f"{table.world.order_task!r}; a question's task must match the id its phase reads)"
+        f"looks for the answer under another ask id (an answer is read under the id of the "
+        f"question asked: `table.ask_id(question.task, seat, key)`)"
     )
 
 
 def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: World) -> Callable:
     def phase(state: KitState, runtime: Runtime[GameContext]) -> dict[str, Any]:
         table = Table(scenario_of(state), context_of(runtime), {**state, "phase": name}, world)
-        update = fn(table.state, table) or {}
+        with family_prompts(table.scenario.family):  # a plug-in's own templates first
+            update = fn(table.state, table) or {}
         update["phase"] = name
         update.setdefault("asks", [])
         _check_not_asked_again(name, table, update)

@@ -11,14 +11,18 @@ scenario (another prompt variant, another model for one power, an instruction fo
 and/or another default model. Each run gets its own seed (base seed + run number), so runs differ
 even with a deterministic decider.
 
-Families may refine the analysis with four functions in their graph module:
-`critical_state(phase) -> predicate(snapshot)`, `replay_stop(start, values, phases) -> bool`,
-`replay_outcome(start, end) -> dict`, `replay_summary(outcomes) -> dict`.
+Families may refine the analysis with six functions in their graph module:
+`critical_state(phase) -> predicate(snapshot)`, `checkpoint_label(values) -> str | None`,
+`replay_stop(start, values, phases) -> bool`, `replay_outcome(start, end) -> dict`,
+`replay_summary(outcomes) -> dict` and `replay_files(start, end, run_dir) -> list[Path]`.
+A function whose name is close to one of these but not equal (`replay_outcomes`) is an error
+naming it, rather than a hook silently left out.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import uuid
 from collections import Counter
@@ -104,6 +108,29 @@ def generic_summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         for e in o.get("events", []):
             counts[f"{e['author']} {e['kind']}: {e['text'][:80]}"] += 1
     return {"events": dict(counts.most_common(50))}
+
+
+HOOKS = (
+    "critical_state",
+    "checkpoint_label",
+    "replay_stop",
+    "replay_outcome",
+    "replay_summary",
+    "replay_files",
+)
+
+
+def check_hooks(module: Any) -> None:
+    """A graph module's function named almost like a replay hook is a misspelling: say so."""
+    for name in dir(module):
+        if name in HOOKS or name.startswith("_") or not callable(getattr(module, name)):
+            continue
+        near = difflib.get_close_matches(name, HOOKS, n=1, cutoff=0.85)
+        if near:
+            raise GameError(
+                f"{module.__name__}.{name} is not a replay hook: did you mean {near[0]!r}? "
+                f"(the hooks are {', '.join(HOOKS)})"
+            )
 
 
 def _hook(module: Any, name: str, default: Callable) -> Callable:
@@ -218,6 +245,7 @@ def replay(
     if set(scenario.roles) != set(stored.roles):
         raise GameError("the change may not add or remove seats of a game in progress")
     module = family_module(scenario)
+    check_hooks(module)
     try:
         holds = _hook(module, "critical_state", generic_critical_state)(phase)
     except ValueError as err:

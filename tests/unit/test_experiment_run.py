@@ -317,4 +317,4 @@ def test_changed_measures_recompute_without_rejudging(tmp_path):
     assert digest(tmp_path / o1["folder"] / "record.json") == record
     report = again.report.read_text()
     assert "| condition | n | alliance_ami | alliance_nmi |" in report
-    assert (tmp_path / "figures" / "board_default.png").exists()
+    assert (tmp_path / "figures" / "board_default.png").exists()  # Family.report_figure

@@ -1,6 +1,7 @@
-"""A question whose task differs from the world's `order_task` was answered under one ask id
-and looked for under another: the game asked again until LangGraph's recursion limit. Now the
-second asking is a clear error naming the ask, its task and the phase."""
+"""A phase that reads an answer under another id than the one it asked under asked again until
+LangGraph's recursion limit (an order question whose task differed from the world's `order_task`
+did). Now the second asking is a clear error naming the ask, its task and the phase; and `order`
+reads its answers under the task its question named, so a renamed task simply plays."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from wargraph.context import GameContext
 from wargraph.graphkit import build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
+from wargraph.nodes.seats import asks, players
 from wargraph.runner import _config
 from wargraph.scenario import load_scenario
 from wargraph.worlds.base import NarrativeWorld
@@ -33,12 +35,21 @@ class RenamedTask(NarrativeWorld):
         return dataclasses.replace(super().order_question(table, actor, team=team), task="move")
 
 
-def _play(world):
+@asks(players)
+def misread(state, table):
+    """Asks under the question's task (`plan`) and looks for the answer under `move`."""
+    if table.answer(table.ask_id("move", "north")) is None:
+        q = table.world.order_question(table, "north")
+        return {"asks": [table.ask_question("north", q)]}
+    return {}
+
+
+def _play(world, phase=order):
     from langgraph.checkpoint.memory import InMemorySaver
 
     sc = load_scenario(SCENARIO)
     graph = build_game(
-        {"order": order, "adjudicate": adjudicate}, roster=list(sc.roles), world=world, scenario=sc
+        {"order": phase, "adjudicate": adjudicate}, roster=list(sc.roles), world=world, scenario=sc
     ).compile(checkpointer=InMemorySaver())
     return graph.invoke(
         {"scenario": sc.model_dump()}, _config("t1"), context=GameContext(model="scripted")
@@ -48,14 +59,20 @@ def _play(world):
 def test_an_ask_looked_for_under_another_id_is_a_clear_error():
     started = time.monotonic()
     with pytest.raises(Exception) as caught:
-        _play(RenamedTask())
+        _play(NarrativeWorld(), misread)
     assert type(caught.value).__name__ == "UnansweredAsk", repr(caught.value)[:200]
     assert isinstance(caught.value, graphkit.UnansweredAsk)
     message = str(caught.value)
-    assert "'r1.order.move." in message  # the ask
-    assert "task 'move'" in message and "phase 'order'" in message
-    assert "order_task is 'plan'" in message
+    assert "'r1.order.plan.north'" in message  # the ask
+    assert "task 'plan'" in message and "phase 'order'" in message
     assert time.monotonic() - started < 10  # not a busy loop to the recursion limit
+
+
+def test_an_order_question_with_its_own_task_plays_to_the_end():
+    values = _play(RenamedTask())
+    assert values["done"] and not values.get("error")
+    plans = [e for e in values["events"] if e["kind"] == "plan"]
+    assert {e["author"] for e in plans} == {"north", "south"} and len(plans) == 4
 
 
 def test_the_same_world_with_matching_tasks_plays_to_the_end():

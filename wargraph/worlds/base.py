@@ -368,9 +368,19 @@ class World:
         raise NotImplementedError(f"the {self.name} world seats no secretary")
 
     def verdict_events(
-        self, table: Table, actor: str, status: str, attempts: int, note: str, trail: list
+        self,
+        table: Table,
+        actor: str,
+        status: str,
+        attempts: int,
+        note: str,
+        trail: list,
+        *,
+        proposal: Any = None,
     ) -> list[Event]:
-        """What the actor hears from the secretary (default: only after a refusal)."""
+        """What the actor hears from the secretary (default: only after a refusal). `proposal`
+        is the one finally played (accepted, or what the give-up made of it); an override that
+        does not declare it is called without it."""
         if not attempts and status != self.give_up_status:
             return []
         if status == self.give_up_status:

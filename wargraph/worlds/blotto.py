@@ -445,3 +445,8 @@ def _plain_narrative(winners: dict[str, list[str]]) -> str:
         for front, w in winners.items()
     ]
     return "The fronts are decided: " + "; ".join(parts) + "."
+
+
+def record_measures(record: dict[str, Any], path: Any) -> dict[str, Any]:
+    """The family's measures for experiments (`Family.measures`): the world's, from the record."""
+    return BlottoWorld().measures(record)
