@@ -155,6 +155,12 @@ def test_plug_in_family_panels(crisis, tmp_path, monkeypatch):
     data = payload_of(write_view(crisis / "run", tmp_path / "w.html"))
     (shown,) = [p for ps in data["panels"].values() for p in ps]
     assert shown["title"] == "Panels not drawn" and "ZeroDivisionError" in text(data, shown["text"])
+    fam = families.Family(
+        "crisis", "wargraph.scenario:Scenario", "wargraph.graphs.crisis",
+        view_panels="tests.unit.test_view:score_panle",
+    )  # fmt: skip
+    data = payload_of(write_view(crisis / "run", tmp_path / "m.html"))  # misspelt: generic view
+    assert not [p for ps in data["panels"].values() for p in ps if p.get("title") == "Score"]
 
 
 def score_panel(record, phases, lines):

@@ -188,22 +188,17 @@ def panels_for(record: dict[str, Any]) -> PanelsFn:
     generic one (rolls and injects from the events)."""
     family = _family(record)
     ref = BUILTIN.get(family)
-    if ref is None:
-        from wargraph.families import FamilyError, get
+    if ref is None:  # a plug-in's own panels, found as its other hooks are
+        from wargraph.families import FamilyError, attribute
 
         try:
-            ref = getattr(get(family), "view_panels", None)
-        except FamilyError:
-            ref = None
-    if not ref:
-        return event_panels
+            fn = attribute(family, "view_panels")
+        except FamilyError as exc:  # an unknown family or a misspelt hook: said, then generic
+            log.warning("%s; the generic view is shown", exc)
+            return event_panels
+        return _guarded(fn, f"{family} view_panels") if fn else event_panels
     module, _, name = ref.partition(":")
-    try:
-        fn = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        log.warning("view panels %s cannot be loaded (%s); the generic view is shown", ref, exc)
-        return event_panels
-    return _guarded(fn, ref)
+    return _guarded(getattr(importlib.import_module(module), name), ref)
 
 
 def _guarded(fn: PanelsFn, ref: str) -> PanelsFn:
