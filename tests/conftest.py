@@ -48,3 +48,28 @@ def store_db(request, tmp_path):
 
     with store(request.param, tmp_path) as db:
         yield db
+
+
+@pytest.fixture
+def entry_points(monkeypatch):
+    """Stand-in entry points for the plug-in families' group (what installed packages would
+    declare): `entry_points(name="module:FAMILY", ...)`; undone after the test."""
+    import importlib.metadata
+
+    from wargraph import families
+
+    def install(**targets: str) -> None:
+        eps = [
+            importlib.metadata.EntryPoint(name=n, value=v, group=families.GROUP)
+            for n, v in targets.items()
+        ]
+        monkeypatch.setattr(
+            families.importlib.metadata,
+            "entry_points",
+            lambda group=None: [e for e in eps if group in (None, e.group)],
+        )
+        families.refresh()
+
+    yield install
+    monkeypatch.undo()
+    families.refresh()

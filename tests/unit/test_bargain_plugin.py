@@ -5,7 +5,6 @@ its measures in an experiment's outcomes and report."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import types
 from pathlib import Path
@@ -27,22 +26,9 @@ from wargraph.runner import GameError, play
 SCENARIO = str(Path(bargain.__file__).with_name("three_way.yaml"))
 
 
-def _install(monkeypatch, **targets: str) -> None:
-    eps = [
-        importlib.metadata.EntryPoint(name=n, value=v, group=families.GROUP)
-        for n, v in targets.items()
-    ]
-    monkeypatch.setattr(
-        families.importlib.metadata,
-        "entry_points",
-        lambda group=None: [e for e in eps if group in (None, e.group)],
-    )
-    families.refresh()
-
-
 @pytest.fixture
-def plugin(monkeypatch):
-    _install(monkeypatch, bargain="tests.plugins.bargain:FAMILY")
+def plugin(monkeypatch, entry_points):
+    entry_points(bargain="tests.plugins.bargain:FAMILY")
     yield
     monkeypatch.undo()
     families.refresh()
@@ -123,8 +109,8 @@ def test_a_plugins_templates_come_from_its_own_package_first(plugin):
         load_prompt("bargain_offer")  # wargraph's own folder does not have it
 
 
-def test_a_missing_prompts_package_is_a_clear_error(monkeypatch):
-    _install(monkeypatch, ghost="tests.unit.test_bargain_plugin:GHOST")
+def test_a_missing_prompts_package_is_a_clear_error(monkeypatch, entry_points):
+    entry_points(ghost="tests.unit.test_bargain_plugin:GHOST")
     try:
         why = families.problems()["ghost"]
         assert why.endswith("its prompts package 'no_such_prompts_pkg' cannot be found"), why
@@ -175,8 +161,8 @@ def test_blottos_measures_reach_the_outcome(tmp_path):
     assert any(k.startswith("scores.") for k in measures)
 
 
-def test_a_misspelled_measures_reference_is_named(monkeypatch, tmp_path):
-    _install(monkeypatch, typo="tests.unit.test_bargain_plugin:TYPO")
+def test_a_misspelled_measures_reference_is_named(monkeypatch, entry_points, tmp_path):
+    entry_points(typo="tests.unit.test_bargain_plugin:TYPO")
     try:
         record = {"scenario": {"family": "typo"}, "events": []}
         measures, note = family_measures(record, tmp_path / "record.json")
@@ -234,8 +220,8 @@ def test_wargraph_graph_draws_each_seat_as_one_node_unless_asked_for_xray():
     assert xray.exit_code == 0 and "agent_azuristan\\3adecide" in xray.output
 
 
-def test_a_family_reference_not_of_the_form_module_function_is_reported(monkeypatch):
-    _install(monkeypatch, nocolon="tests.unit.test_bargain_plugin:NO_COLON")
+def test_a_family_reference_not_of_the_form_module_function_is_reported(monkeypatch, entry_points):
+    entry_points(nocolon="tests.unit.test_bargain_plugin:NO_COLON")
     try:
         assert (
             "measures 'tests.plugins.bargain' is not of the form module:function"

@@ -3,15 +3,14 @@ errors, and an out-of-tree family package installed into the venv and played wit
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.plugins import installed, pyproject
 from wargraph import families
 from wargraph.families import Family
 from wargraph.runner import family_module
@@ -22,27 +21,6 @@ WARGRAPH = Path(sys.executable).with_name("wargraph")
 # A family defined in this test module, as a plug-in package would define one.
 ECHO = Family("echo", "wargraph.scenario:Scenario", "wargraph.graphs.crisis", None, "a test")
 NOT_A_FAMILY = {"name": "echo"}
-
-
-@pytest.fixture
-def entry_points(monkeypatch):
-    """Stand-in entry points for the group (what installed packages would declare)."""
-
-    def install(**targets: str) -> None:
-        eps = [
-            importlib.metadata.EntryPoint(name=n, value=v, group=families.GROUP)
-            for n, v in targets.items()
-        ]
-        monkeypatch.setattr(
-            families.importlib.metadata,
-            "entry_points",
-            lambda group=None: [e for e in eps if group in (None, e.group)],
-        )
-        families.refresh()
-
-    yield install
-    monkeypatch.undo()
-    families.refresh()
 
 
 def test_builtin_families_register_through_the_registry():
@@ -103,24 +81,12 @@ def test_an_unknown_family_lists_the_known_ones():
 # --- an out-of-tree package, really installed ------------------------------------------------------
 
 PLUGIN = {
-    "pyproject.toml": """
-        [build-system]
-        requires = ["setuptools>=68"]
-        build-backend = "setuptools.build_meta"
-
-        [project]
-        name = "wargraph-duel-plugin-test"
-        version = "0.0.1"
-
-        [project.entry-points."wargraph.families"]
-        duel = "wargraph_duel_test:FAMILY"
-
-        [tool.setuptools]
-        packages = ["wargraph_duel_test"]
-
-        [tool.setuptools.package-data]
-        wargraph_duel_test = ["*.yaml"]
-    """,
+    "pyproject.toml": pyproject(
+        "wargraph-duel-plugin-test",
+        {"duel": "wargraph_duel_test:FAMILY"},
+        "wargraph_duel_test",
+        data="*.yaml",
+    ),
     "wargraph_duel_test/__init__.py": '''
         """A two-seat duel: each side states a plan; the rules say the longer plan wins."""
         from wargraph.families import Family
@@ -166,29 +132,10 @@ PLUGIN = {
 }
 
 
-def _pip(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-
-
 @pytest.fixture
 def duel_plugin(tmp_path):
-    src = tmp_path / "duel_src"
-    for rel, text in PLUGIN.items():
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_text(textwrap.dedent(text).lstrip())
-    # --no-build-isolation: build with the venv's setuptools, so nothing is fetched
-    done = _pip("install", "--no-deps", "--no-build-isolation", str(src))
-    assert done.returncode == 0, done.stderr
-    try:
+    with installed(tmp_path / "duel_src", PLUGIN, "wargraph-duel-plugin-test"):
         yield
-    finally:
-        _pip("uninstall", "-y", "wargraph-duel-plugin-test")
-        families.refresh()
 
 
 @pytest.mark.slow

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.plugins import installed, pyproject
 from wargraph import families
 
 WARGRAPH = Path(sys.executable).with_name("wargraph")
@@ -22,23 +22,11 @@ from wargraph.families import Family
 FAMILY = Family("{name}", "wargraph.scenario:Scenario", "wargraph.graphs.crisis", None, "test")
 """
 PLUGIN = {
-    "pyproject.toml": """
-        [build-system]
-        requires = ["setuptools>=68"]
-        build-backend = "setuptools.build_meta"
-
-        [project]
-        name = "wargraph-unruly-plugins-test"
-        version = "0.0.1"
-
-        [project.entry-points."wargraph.families"]
-        quits = "wg_unruly_test.quits:FAMILY"
-        hangs = "wg_unruly_test.hangs:FAMILY"
-        loud = "wg_unruly_test.loud:FAMILY"
-
-        [tool.setuptools]
-        packages = ["wg_unruly_test"]
-    """,
+    "pyproject.toml": pyproject(
+        "wargraph-unruly-plugins-test",
+        {n: f"wg_unruly_test.{n}:FAMILY" for n in ("quits", "hangs", "loud")},
+        "wg_unruly_test",
+    ),
     "wg_unruly_test/__init__.py": "",
     "wg_unruly_test/quits.py": "import sys\nsys.exit(0)\n",
     "wg_unruly_test/hangs.py": "import time\ntime.sleep(3600)\n",
@@ -49,28 +37,10 @@ PLUGIN = {
 }
 
 
-def _pip(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-
-
 @pytest.fixture(scope="module")
 def unruly(tmp_path_factory):
-    src = tmp_path_factory.mktemp("unruly")
-    for rel, text in PLUGIN.items():
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_text(textwrap.dedent(text).lstrip())
-    done = _pip("install", "--no-deps", "--no-build-isolation", str(src))
-    assert done.returncode == 0, done.stderr
-    try:
+    with installed(tmp_path_factory.mktemp("unruly"), PLUGIN, "wargraph-unruly-plugins-test"):
         yield
-    finally:
-        _pip("uninstall", "-y", "wargraph-unruly-plugins-test")
-        families.refresh()
 
 
 def run(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess:
