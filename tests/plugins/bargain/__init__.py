@@ -37,6 +37,7 @@ FAMILY = Family(
 )
 DEFAULT_SCENARIO = str(Path(__file__).with_name("three_way.yaml"))
 SPLIT, REPLY = "bargain_split", "bargain_reply"
+SCHEMAS = (SPLIT, REPLY)  # what this plug-in registers
 
 
 class BargainScenario(Scenario):
