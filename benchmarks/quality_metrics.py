@@ -125,21 +125,29 @@ def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) ->
     return wrong
 
 
+def _seat_key(ident: str) -> tuple[str, ...]:
+    """An ask's or event's id less its third part (the task or the event's kind: the ask
+    "r1.adjudicate.adjudicate.control" made the event "r1.adjudicate.narration.control"); an
+    event's key starts with its ask's ("r1.negotiate.message.FRANCE.x1" made ".x1.0")."""
+    parts = ident.split(".")
+    return tuple(parts[:2] + parts[3:])
+
+
 def recorded_names(
     trace: list[dict[str, Any]], record: dict[str, Any], sides: Iterable[str]
 ) -> dict[str, Any]:
     """Side names spelled wrongly in what the record shows: the events a model's answer made
-    (`data.source` "model"), each read against the words of the prompt its ask showed (the
-    longest ask id its event id starts with); and the answers whose names the game corrected
+    (`data.source` "model"), each read against the words of the prompt its ask showed (the ask
+    whose `_seat_key` the event's starts with, the longest); and the answers whose names the game corrected
     (`corrected` trace events: the raw output stays in the call's line)."""
-    asked = {str(e.get("ask_id")): e for e in model_calls(trace)}
+    asked = {_seat_key(str(e.get("ask_id"))): e for e in model_calls(trace)}
     out: dict[str, Any] = {"recorded_answers": 0, "recorded_misspelled": 0}
     wrongs = []
     for e in record.get("events", []):
         if (e.get("data") or {}).get("source") != "model":
             continue
-        eid = str(e.get("id", ""))
-        ask = max((a for a in asked if eid == a or eid.startswith(a + ".")), key=len, default="")
+        eid = _seat_key(str(e.get("id", "")))
+        ask = max((a for a in asked if eid[: len(a)] == a), key=len, default=())
         call = asked.get(ask, {})
         prompt = _message(call, "system") + "\n" + _message(call, "human")
         out["recorded_answers"] += 1

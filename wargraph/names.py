@@ -10,8 +10,8 @@ that name in the recorded answer; the trace keeps the model's raw output and the
 - one of the scenario's other entities (a proper noun of its title or setting: "Zafaristan");
 - an ordinary word or a real name of the language (a word frequency list knows it: "Azure",
   "Crimson", "Austria");
-- near none of the names (difflib ratio below NAME_RATIO) or near more than one (names and
-  entities alike: which one was meant is not known).
+- near none of the sides' names (difflib ratio below NAME_RATIO), near more than one, or at
+  least as near another entity of the scenario (which one was meant is not known).
 """
 
 from __future__ import annotations
@@ -76,16 +76,16 @@ def meant_name(word: str, sides: Iterable[str], entities: Iterable[str] = ()) ->
         return None
     if any(is_form(word, n) for n in [*sides, *entities]):
         return None
-    # an entity built on a side's name ("Crimsonians") stands for that side
-    meant = {
-        next((s for s in sides if is_form(n, s)), n)
-        for n in [*sides, *entities]
-        if ratio(word, n) >= NAME_RATIO
-    }
-    if len(meant) != 1 or is_ordinary(word):
+    near = [s for s in sides if ratio(word, s) >= NAME_RATIO]
+    if len(near) != 1 or is_ordinary(word):
         return None
-    (name,) = meant
-    return name if name in sides else None
+    (name,) = near
+    # another entity as close or closer ("Zafarastan" is Zafaristan's, not Azuristan's); an
+    # entity built on a side's name ("Crimsonians") is that side
+    closest = ratio(word, name)
+    if any(ratio(word, e) >= closest for e in entities if not any(is_form(e, s) for s in sides)):
+        return None
+    return name
 
 
 def correct_names(

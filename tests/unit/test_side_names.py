@@ -21,7 +21,9 @@ ENTITIES = ["Crimsonian", "Crimsonians", "Zafaristan"]
 NAMES = {"sides": SIDES, "entities": ENTITIES}
 
 
-@pytest.mark.parametrize("word", ["Azurland", "Azunistiran", "Azuranastan", "Azuria", "AZURLAND"])
+@pytest.mark.parametrize(
+    "word", ["Azurland", "Azunistiran", "Azuranastan", "Azuiristan", "Azunaria", "AZURLAND"]
+)
 def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
     assert meant_name(word, SIDES, ENTITIES) == "Azuristan"
 
@@ -40,6 +42,7 @@ def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
         "Azerbaijan",
         "Azuristan",  # the name itself
         "Azur",  # too short to judge
+        "Azura",  # a word (a name) of the language
     ],
 )
 def test_words_that_only_look_like_a_side_stay_as_written(word):
@@ -168,3 +171,16 @@ def _call(output: str, user: str) -> dict:
 
 def _event(eid: str, text: str) -> dict:
     return {"id": eid, "round": 1, "kind": "plan", "text": text, "data": {"source": "model"}}
+
+
+def test_a_recorded_event_is_read_against_the_prompt_of_the_ask_that_made_it():
+    # the narration's event id names its kind, its ask's id the task; the prompt's words
+    # (Zafaristan, quoted in the context) are not misspellings
+    user = "> Azuristan and Crimsonia dispute Zafaristan.\n\nMove 1 of 2. What happened?"
+    trace = [{**_call("Zafaristan burns.", user), "ask_id": "r1.adjudicate.adjudicate.control"}]
+    record = {"events": [_event("r1.adjudicate.narration.control", "Zafaristan burns.")]}
+    found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
+    assert (found["recorded_misspelled"], found["recorded_answers"]) == (0, 1)
+    record["events"][0]["id"] = "r1.somewhere.narration.other"  # no ask made it: no prompt words
+    found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
+    assert found["recorded_misspelled"] == 1
