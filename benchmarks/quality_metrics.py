@@ -18,18 +18,24 @@ from wargraph import names
 # --- answers as text --------------------------------------------------------------------------
 
 
-def answer_text(output: Any) -> str:
-    """The words of an answer: a JSON answer's string values joined, prose as it is."""
+# Fields whose value is picked from options the question lists (a post-game choice, the
+# Diplomacy send/pass choice and recipient): picking one is no echo of the instructions
+CHOSEN = frozenset({"choice", "action", "to"})
+
+
+def answer_text(output: Any, *, skip: frozenset[str] = frozenset()) -> str:
+    """The words of an answer: a JSON answer's string values joined (less the fields in `skip`),
+    prose as it is."""
     if isinstance(output, dict):
-        return " ".join(answer_text(v) for v in output.values())
+        return " ".join(answer_text(v, skip=skip) for k, v in output.items() if k not in skip)
     if isinstance(output, list):
-        return " ".join(answer_text(v) for v in output)
+        return " ".join(answer_text(v, skip=skip) for v in output)
     if not isinstance(output, str):
         return ""
     text = output.strip()
     if text.startswith("{"):
         try:
-            return answer_text(json.loads(text, strict=False))
+            return answer_text(json.loads(text, strict=False), skip=skip)
         except json.JSONDecodeError:
             pass
     return text
@@ -375,7 +381,8 @@ def game_quality(
         prompt = _message(call, "system") + "\n" + _message(call, "human")
         c["answers"] += 1
         # orders are chosen from enums the prompt lists: an order cannot echo
-        if call.get("task") not in ORDER_TASKS and is_echo(text, instructions_of(call)):
+        written = answer_text(call.get("output", ""), skip=CHOSEN)
+        if call.get("task") not in ORDER_TASKS and is_echo(written, instructions_of(call)):
             c["echoes"] += 1
             examples["echoes"].append(text[:120])
         wrong = misspelled_names(text, sides, _words(prompt))
