@@ -12,7 +12,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, NotRequired
 
@@ -258,13 +258,8 @@ class ScriptedDecider:
 
     def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
         rng = random.Random(stable_seed(self.seed, ask["id"]))
-        fixed = ask.get("scripted") or {}
-        # fields the ask fixes are not drawn: the other fields' draws do not depend on where the
-        # fixed ones stand in the schema (Diplomacy's `action` moved before its messages)
-        value = scripted_value(
-            flat_json_schema(schema), rng, f"{ask['role']} {ask['task']}", skip=set(fixed)
-        )
-        value.update(fixed)
+        value = scripted_value(flat_json_schema(schema), rng, f"{ask['role']} {ask['task']}")
+        value.update(ask.get("scripted") or {})
         try:
             checked = schema.model_validate(value).model_dump()
             return {"value": checked, "source": "scripted"}
@@ -289,10 +284,7 @@ _WORDS = [
 ]
 
 
-def scripted_value(
-    schema: dict[str, Any], rng: random.Random, label: str, *, skip: Collection[str] = ()
-) -> Any:
-    """A schema-valid value drawn from `rng` (`skip`: the top-level fields not drawn)."""
+def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> Any:
     if "enum" in schema:
         return rng.choice(schema["enum"])
     if "const" in schema:
@@ -304,9 +296,7 @@ def scripted_value(
     kind = schema.get("type", "string")
     if kind == "object":
         props = schema.get("properties", {})
-        return {
-            k: scripted_value(v, rng, f"{label} {k}") for k, v in props.items() if k not in skip
-        }
+        return {k: scripted_value(v, rng, f"{label} {k}") for k, v in props.items()}
     if kind == "array":
         lo = schema.get("minItems", 1)
         hi = max(lo, min(schema.get("maxItems", 2), 2))

@@ -177,11 +177,10 @@ ACTIONS = ("send", "pass")
 
 
 def _messages_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Sending is the normal answer: `action` first (send first), then at least one message (to
-    a power by name or GLOBAL). Passing is an explicit choice (`action: pass`; the messages are
-    not sent): a schema whose shortest answer is an empty list is what a grammar-bound small
-    model picks. The choice comes before the messages: asked after them, SmolLM2-135M wrote a
-    message and then passed (France, S1901, seed 0), throwing its message away."""
+    """Sending is the normal answer: at least one message (to a power by name or GLOBAL), then
+    `action`, send first. Passing is an explicit choice (`action: pass`; the messages are not
+    sent): a schema whose shortest answer is an empty list is what a grammar-bound small model
+    picks."""
     recipients = tuple(args.get("recipients") or (W.GLOBAL,))
     message = create_model(
         "Message",
@@ -193,14 +192,14 @@ def _messages_schema(args: dict[str, Any]) -> type[BaseModel]:
     def grammar_only(schema: dict[str, Any]) -> None:
         # the grammar asks for the choice and one message at least; a person (or a backend
         # without grammars) may leave `action` out (send) and give no message
-        schema["required"] = ["action", "messages"]
+        schema["required"] = ["messages", "action"]
         schema["properties"]["messages"]["minItems"] = 1
 
     return create_model(
         "Messages",
         __config__=ConfigDict(json_schema_extra=grammar_only),
-        action=(Literal[ACTIONS], "send"),  # type: ignore[valid-type]
         messages=(list[message], Field(default_factory=list, max_length=limit)),  # type: ignore[valid-type]
+        action=(Literal[ACTIONS], "send"),  # type: ignore[valid-type]
     )
 
 
