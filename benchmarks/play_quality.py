@@ -45,33 +45,16 @@ GAMES: dict[str, tuple[str, dict[str, Any]]] = {
     ),
 }
 SEEDS = (0, 1, 2)
-# Capitalised words of settings that are not entities (sentence starts)
-COMMON = {
-    "Both",
-    "Each",
-    "Every",
-    "Seven",
-    "That",
-    "their",
-    "Their",
-    "There",
-    "These",
-    "They",
-    "This",
-    "Diplomacy",
-    "When",
-    "With",
-}
 
 
 def scenario_words(name: str, overrides: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The scenario's side names and its entities (the sides and the setting's proper nouns)."""
+    """The scenario's side names and its entities (the sides and the setting's proper nouns),
+    from the one place the game takes them (`wargraph.names.scenario_names`)."""
+    from wargraph.names import scenario_names
     from wargraph.scenario import load_scenario
 
-    sc = load_scenario(name, overrides)
-    sides = [str(p) for p in sc.players]
-    nouns = set(re.findall(r"\b[A-Z][a-z]{3,}\b", f"{sc.title}\n{sc.setting}")) - COMMON
-    return sides, sorted(set(sides) | nouns)
+    sides, nouns = scenario_names(load_scenario(name, overrides))
+    return sides, sorted({*sides, *nouns})
 
 
 def play_one(
@@ -132,9 +115,19 @@ def targets_for(model: str, results: dict[str, dict[str, Any]]) -> list[dict[str
                 rule="<=",
             ),
             target(
-                f"{label}: answers with a side's name spelled wrongly ({t.get('misspelled', 0)} "
-                f"of {t.get('answers', 0)}; difflib ratio >= {Q.NAME_RATIO})",
+                f"{label}: model answers with a side's name spelled wrongly, as the model wrote "
+                f"them ({t.get('misspelled', 0)} of {t.get('answers', 0)}; difflib ratio >= "
+                f"{Q.NAME_RATIO})",
                 Q.share(t.get("misspelled", 0), t.get("answers")),
+                0.05,
+                rule="<=",
+            ),
+            target(
+                f"{label}: recorded answers with a side's name spelled wrongly, after the "
+                f"names fallback ({t.get('recorded_misspelled', 0)} of "
+                f"{t.get('recorded_answers', 0)}; {t.get('corrected_answers', 0)} answers "
+                "corrected)",
+                Q.share(t.get("recorded_misspelled", 0), t.get("recorded_answers")),
                 0.05,
                 rule="<=",
             ),
@@ -203,7 +196,9 @@ def run(
             "(system prompt and the user turn's closing, unquoted paragraphs)",
             f"misspelled: a capitalised word with difflib ratio >= {Q.NAME_RATIO} to a side's "
             "name that is neither the name, a form of it (its stem: the name less two letters, "
-            "at least four) nor a word of the prompt",
+            "at least four) nor a word of the prompt; counted in the model's raw output (trace) "
+            "and in the record's model-made events (after wargraph.names corrects near-misses "
+            "of exactly one side's name in prose)",
             "repeated block: a '#' heading twice, a line of >= "
             f"{Q.BLOCK_CHARS} characters twice, or a list line whose items all appear elsewhere "
             "(quote marks and note labels taken off); a block some answer of the game holds is "
@@ -230,7 +225,8 @@ def show_tables(p: dict[str, Any]) -> None:
                 t.get("games"),
                 t.get("answers", 0),
                 t.get("echoes", 0),
-                t.get("misspelled", 0),
+                f"{t.get('misspelled', 0)}/{t.get('answers', 0)} raw, "
+                f"{t.get('recorded_misspelled', 0)}/{t.get('recorded_answers', 0)} recorded",
                 Q.share(t.get("on_topic", 0), t.get("text_answers")),
                 f"{t.get('prompts_with_repeats', 0)}/{t.get('prompts', 0)} "
                 f"(+{t.get('prompts_with_copies', 0)} copies)",

@@ -7,28 +7,35 @@ them for one game and `merge` sums games of one family and model.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from wargraph import names
+
 # --- answers as text --------------------------------------------------------------------------
 
 
-def answer_text(output: Any) -> str:
-    """The words of an answer: a JSON answer's string values joined, prose as it is."""
+# Fields whose value is picked from options the question lists (a post-game choice, the
+# Diplomacy send/pass choice and recipient): picking one is no echo of the instructions
+CHOSEN = frozenset({"choice", "action", "to"})
+
+
+def answer_text(output: Any, *, skip: frozenset[str] = frozenset()) -> str:
+    """The words of an answer: a JSON answer's string values joined (less the fields in `skip`),
+    prose as it is."""
     if isinstance(output, dict):
-        return " ".join(answer_text(v) for v in output.values())
+        return " ".join(answer_text(v, skip=skip) for k, v in output.items() if k not in skip)
     if isinstance(output, list):
-        return " ".join(answer_text(v) for v in output)
+        return " ".join(answer_text(v, skip=skip) for v in output)
     if not isinstance(output, str):
         return ""
     text = output.strip()
     if text.startswith("{"):
         try:
-            return answer_text(json.loads(text, strict=False))
+            return answer_text(json.loads(text, strict=False), skip=skip)
         except json.JSONDecodeError:
             pass
     return text
@@ -104,29 +111,61 @@ def is_echo(answer: str, instructions: str) -> bool:
 
 # --- 2. side names spelled wrongly ------------------------------------------------------------
 
-NAME_RATIO = 0.7  # difflib ratio at or above which a word is taken for a side's name
+NAME_RATIO = names.NAME_RATIO  # difflib ratio at or above which a word is taken for a side's name
 
 
 def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) -> list[str]:
     """Capitalised words of the answer that look like a side's name (difflib ratio >= NAME_RATIO
     against it, case-insensitive) but are neither the name, a word the prompt used, nor a form
     of the name (it starts with the name less its last two letters, at least four: "Crimsonian",
-    "Austrian", "German")."""
-    names = [s.lower() for s in sides]
+    "Austrian", "German"): the rules of `wargraph.names`, less its word list (a measure of the
+    model counts every near-miss)."""
+    sides = list(sides)
     seen = {w.lower() for w in known}
     wrong = []
     for word in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", answer):
-        w = word.lower()
-        if w in seen or w in names:
+        if word.lower() in seen or any(names.is_form(word, n) for n in sides):
             continue
-        for name in names:
-            stem = name[: max(4, len(name) - 2)]
-            if w.startswith(stem):
-                break
-            if difflib.SequenceMatcher(None, w, name).ratio() >= NAME_RATIO:
-                wrong.append(word)
-                break
+        if any(names.ratio(word, n) >= NAME_RATIO for n in sides):
+            wrong.append(word)
     return wrong
+
+
+def _seat_key(ident: str) -> tuple[str, ...]:
+    """An ask's or event's id less its third part (the task or the event's kind: the ask
+    "r1.adjudicate.adjudicate.control" made the event "r1.adjudicate.narration.control"); an
+    event's key starts with its ask's ("r1.negotiate.message.FRANCE.x1" made ".x1.0")."""
+    parts = ident.split(".")
+    return tuple(parts[:2] + parts[3:])
+
+
+def recorded_names(
+    trace: list[dict[str, Any]], record: dict[str, Any], sides: Iterable[str]
+) -> dict[str, Any]:
+    """Side names spelled wrongly in what the record shows: the events a model's answer made
+    (`data.source` "model"), each read against the words of the prompt its ask showed (the ask
+    whose `_seat_key` the event's starts with, the longest); and the answers whose names the game corrected
+    (`corrected` trace events: the raw output stays in the call's line)."""
+    asked = {_seat_key(str(e.get("ask_id"))): e for e in model_calls(trace)}
+    out: dict[str, Any] = {"recorded_answers": 0, "recorded_misspelled": 0}
+    wrongs = []
+    for e in record.get("events", []):
+        if (e.get("data") or {}).get("source") != "model":
+            continue
+        eid = _seat_key(str(e.get("id", "")))
+        ask = max((a for a in asked if eid[: len(a)] == a), key=len, default=())
+        call = asked.get(ask, {})
+        prompt = _message(call, "system") + "\n" + _message(call, "human")
+        out["recorded_answers"] += 1
+        wrong = misspelled_names(str(e.get("text", "")), sides, _words(prompt))
+        if wrong:
+            out["recorded_misspelled"] += 1
+            wrongs.append(", ".join(wrong))
+    out["corrected_answers"] = len(
+        {e.get("ask_id") for e in trace if e.get("event") == "corrected"}
+    )
+    out["recorded_examples"] = wrongs
+    return out
 
 
 # --- 3. on topic --------------------------------------------------------------------------------
@@ -310,6 +349,9 @@ COUNTS = (
     "answers",
     "echoes",
     "misspelled",
+    "recorded_answers",
+    "recorded_misspelled",
+    "corrected_answers",
     "text_answers",
     "on_topic",
     "prompts",
@@ -339,7 +381,8 @@ def game_quality(
         prompt = _message(call, "system") + "\n" + _message(call, "human")
         c["answers"] += 1
         # orders are chosen from enums the prompt lists: an order cannot echo
-        if call.get("task") not in ORDER_TASKS and is_echo(text, instructions_of(call)):
+        written = answer_text(call.get("output", ""), skip=CHOSEN)
+        if call.get("task") not in ORDER_TASKS and is_echo(written, instructions_of(call)):
             c["echoes"] += 1
             examples["echoes"].append(text[:120])
         wrong = misspelled_names(text, sides, _words(prompt))
@@ -349,6 +392,15 @@ def game_quality(
         if call.get("task") not in ORDER_TASKS and text.strip():
             c["text_answers"] += 1
             c["on_topic"] += on_topic(text, str(call.get("role", "")), entities)
+    names = recorded_names(trace, record, sides)
+    examples["recorded misspelled"] = names.pop("recorded_examples")
+    c.update(names)
+    examples["corrected"] = [
+        f"{f.get('written')} -> {f.get('name')}"
+        for e in trace
+        if e.get("event") == "corrected"
+        for f in e.get("corrections") or []
+    ]
     said = " ".join(answer_text(e.get("output", "")) for e in model_calls(trace)).lower()
     for p in prompts(trace):
         prompt = _message(p, "system") + "\n" + _message(p, "human")

@@ -39,6 +39,7 @@ from wargraph.models import (
     structured_kwargs,
     usage_of,
 )
+from wargraph.names import Correction, correct_names
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
 from wargraph.views import unseen_notes
@@ -78,6 +79,7 @@ class Ask(TypedDict):
     facts: NotRequired[dict[str, Any]]  # public facts a bot seat reads (never shown to a model)
     notes_from: NotRequired[int]  # the seat reads its private notes from this round on
     answer_start: NotRequired[str]  # a prose answer's first words (local models go on from them)
+    names: NotRequired[dict[str, list[str]]]  # sides/entities: misspelt side names in prose fixed
 
 
 class Decision(TypedDict):
@@ -224,12 +226,19 @@ def validate_value(raw: dict[str, Any], schema: type[BaseModel]) -> BaseModel:
         raise ValueError(f"the answer did not match the schema ({problems})") from None
 
 
-def plain_answer(reply: Any, schema: type[BaseModel], field: str) -> BaseModel:
-    """A model's prose for a one-text-field question, put into the field in code."""
+def plain_answer(
+    reply: Any, schema: type[BaseModel], field: str, names: dict[str, list[str]] | None = None
+) -> tuple[BaseModel, list[Correction]]:
+    """A model's prose for a one-text-field question, put into the field in code, with the
+    sides' misspelt names corrected (`names`: the ask's sides and entities; see wargraph.names)
+    and the corrections made."""
     text = unwrap_text(str(reply.content), field)
     if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
         text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
-    return validate_value({field: text}, schema)
+    fixes: list[Correction] = []
+    if names:
+        text, fixes = correct_names(text, names.get("sides", []), names.get("entities", []))
+    return validate_value({field: text}, schema), fixes
 
 
 # --- the three deciders -------------------------------------------------------------------------
@@ -363,8 +372,18 @@ class LLMDecider:
                 break
             raw = str(reply.content)
             try:
-                answer = plain_answer(reply, schema, field) if field else parse_answer(raw, schema)
-                return {"value": answer.model_dump(), "source": "model"}
+                if field:
+                    answer, fixes = plain_answer(reply, schema, field, ask.get("names"))
+                else:
+                    answer, fixes = parse_answer(raw, schema), []
+                decision: Decision = {"value": answer.model_dump(), "source": "model"}
+                if fixes:
+                    # the raw output stays in the call's trace line; what was changed, here
+                    self._trace(ask, "corrected", corrections=fixes, output=decision["value"])
+                    decision["note"] = "names corrected: " + ", ".join(
+                        f"{f['written']} -> {f['name']}" for f in fixes
+                    )
+                return decision
             except ValueError as err:
                 last_error = str(err)
             # never recorded as the answer: the reason goes back to the model, and to the trace

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from wargraph.bots import is_bot
 from wargraph.context import GameContext
 from wargraph.deciders import Ask, Seat, stable_seed
+from wargraph.names import scenario_names
 from wargraph.scenario import Scenario, validate_data
 from wargraph.state import Event, GameState
 from wargraph.views import view_for
@@ -197,6 +198,11 @@ class Table:
             "fallback": fallback,
             "seat": self.seat(seat_as or role),
         }
+        if ask["seat"].get("kind") == "ai":  # a model's prose gets its misspelt names fixed
+            if "names" not in self.cache:
+                sides, entities = scenario_names(self.scenario)
+                self.cache["names"] = {"sides": sides, "entities": entities}
+            ask["names"] = self.cache["names"]
         since = self.notes_from(role)
         if since:
             ask["notes_from"] = since

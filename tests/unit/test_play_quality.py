@@ -170,3 +170,18 @@ def test_a_bad_model_reference_is_one_line(capsys):
         play_quality.main(["--model", "nonsense:x", "--no-write"])
     assert exit_.value.code == 2
     assert "play_quality: model 'nonsense:x'" in capsys.readouterr().err
+
+
+def test_an_option_picked_from_the_question_is_no_echo():
+    user = "What was the final status of Zafaristan?\nOptions: part of Azuristan, independent"
+    picked = call('{ "choice": "part of Azuristan"}', user=user, task="question", ask_id="q2")
+    found = Q.game_quality([picked], {"events": []}, sides=[], entities=[], family="crisis")
+    assert found["echoes"] == 0
+    copied = call(
+        '{"choice": "independent", "evidence": "What was the final status of Zafaristan?"}',
+        user=user,
+        task="question",
+        ask_id="q2",
+    )
+    found = Q.game_quality([copied], {"events": []}, sides=[], entities=[], family="crisis")
+    assert found["echoes"] == 1  # the evidence copies the question

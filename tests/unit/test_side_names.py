@@ -1,0 +1,186 @@
+"""Side names a small model misspells in prose ("Azurland" for Azuristan) are corrected in the
+recorded answer, the trace keeps the raw output and the corrections, and words that only look
+like a name (ordinary words, real countries, forms of the name, other entities) stay as written.
+The misspellings are the ones issue #19 saw on SmolLM2-135M."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import quality_metrics as Q
+from tests.unit.test_deciders import ask
+from tests.unit.test_plain_text import decide
+from wargraph.context import GameContext
+from wargraph.names import correct_names, display_name, meant_name, scenario_names
+from wargraph.nodes.schemas import Plan, choice_schema
+from wargraph.scenario import load_scenario
+from wargraph.table import Table
+
+SIDES = ["Azuristan", "Crimsonia"]
+ENTITIES = ["Crimsonian", "Crimsonians", "Zafaristan"]
+NAMES = {"sides": SIDES, "entities": ENTITIES}
+
+
+@pytest.mark.parametrize(
+    "word", ["Azurland", "Azunistiran", "Azuranastan", "Azuiristan", "Azunaria", "AZURLAND"]
+)
+def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
+    assert meant_name(word, SIDES, ENTITIES) == "Azuristan"
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "Azure",  # an ordinary word, not near enough either
+        "Crimson",  # an ordinary word (and the name's stem)
+        "Crimsonian",  # a form of the name
+        "Azuristani",
+        "Zafaristan",  # another entity of the scenario
+        "Zafarastan",  # near an entity, not a side
+        "Austria",  # a real country
+        "Armenia",
+        "Azerbaijan",
+        "Azuristan",  # the name itself
+        "Azur",  # too short to judge
+        "Azura",  # a word (a name) of the language
+    ],
+)
+def test_words_that_only_look_like_a_side_stay_as_written(word):
+    assert meant_name(word, SIDES, ENTITIES) is None
+
+
+def test_a_word_near_two_names_is_left_alone():
+    assert meant_name("Azurastan", ["Azuristan"], ["Azurestan"]) is None
+    assert meant_name("Azurastan", ["Azuristan"], []) == "Azuristan"
+
+
+def test_prose_is_corrected_and_the_corrections_listed():
+    text = (
+        "Azuristan will fight Azurland, and the Azunistiran army guards Zafaristan; "
+        "Azurland's allies wear crimson. Azure skies over Austria."
+    )
+    fixed, fixes = correct_names(text, SIDES, ENTITIES)
+    assert fixed == (
+        "Azuristan will fight Azuristan, and the Azuristan army guards Zafaristan; "
+        "Azuristan's allies wear crimson. Azure skies over Austria."
+    )
+    assert fixes == [
+        {"written": "Azurland", "name": "Azuristan"},
+        {"written": "Azunistiran", "name": "Azuristan"},
+    ]
+    assert correct_names("azurland, lower case", SIDES, ENTITIES) == ("azurland, lower case", [])
+    assert correct_names(text, [], []) == (text, [])
+
+
+def test_the_names_come_from_the_scenario():
+    sides, entities = scenario_names(load_scenario("azuristan_crimsonia"))
+    assert sides == SIDES and "Zafaristan" in entities and "Azuristan" not in entities
+    powers, _ = scenario_names(load_scenario("diplomacy"))
+    assert "France" in powers and "Turkey" in powers
+    assert display_name("AUSTRIA") == "Austria" and display_name("red_team") == "Red Team"
+    assert meant_name("Germnay", powers) == "Germany"
+
+
+# --- in the prose path -----------------------------------------------------------------------
+
+
+def test_the_recorded_plan_is_corrected_and_the_trace_keeps_the_raw_output(tmp_path):
+    raw = "Azurland will open talks with Crimsonia."
+    out, trace, _ = decide(Plan, ask(names=NAMES), raw, tmp_path=tmp_path)
+    assert out["value"] == {"plan": "Azuristan will open talks with Crimsonia."}
+    assert out["source"] == "model" and "Azurland -> Azuristan" in out["note"]
+    call = next(e for e in trace if e["event"] == "call")
+    assert call["output"] == raw  # nothing hidden: the model's own words
+    corrected = next(e for e in trace if e["event"] == "corrected")
+    assert corrected["corrections"] == [{"written": "Azurland", "name": "Azuristan"}]
+    assert corrected["output"] == out["value"]
+
+
+def test_without_names_or_without_a_near_miss_nothing_changes(tmp_path):
+    raw = "Azurland will open talks."
+    out, trace, _ = decide(Plan, ask(), raw, tmp_path=tmp_path)
+    assert out == {"value": {"plan": raw}, "source": "model"}
+    out, trace, _ = decide(Plan, ask(names=NAMES), "Azuristan waits.", tmp_path=tmp_path)
+    assert out == {"value": {"plan": "Azuristan waits."}, "source": "model"}
+    assert not [e for e in trace if e["event"] == "corrected"]
+
+
+def test_structured_answers_are_not_touched(tmp_path):
+    schema = choice_schema({"options": ["yes", "no"]})
+    the_ask = ask(
+        "choice", schema_args={"options": ["yes", "no"]}, fallback={"choice": "no"}, names=NAMES
+    )
+    raw = '{"choice": "yes", "evidence": "Azurland mobilised."}'
+    out, _, _ = decide(schema, the_ask, raw, tmp_path=tmp_path)
+    assert out["value"]["evidence"] == "Azurland mobilised."
+
+
+def test_the_table_gives_model_seats_the_names_and_scripted_seats_nothing():
+    sc = load_scenario("azuristan_crimsonia")
+    state = {"round": 1, "phase": "order", "events": []}
+    kw = dict(system="s", context="c", question="q", schema="plan", fallback={"plan": "x"})
+    ai = Table(sc, GameContext(model="embedded"), state).ask("azuristan", "plan", **kw)
+    assert ai["names"]["sides"] == SIDES and "Zafaristan" in ai["names"]["entities"]
+    scripted = Table(sc, GameContext(model="scripted"), state).ask("azuristan", "plan", **kw)
+    assert "names" not in scripted  # scripted asks, checkpoints and records stay as they were
+
+
+# --- in the play-quality measure ----------------------------------------------------------------
+
+
+def test_the_measure_counts_the_raw_output_and_the_record_apart():
+    user = "> Azuristan and Crimsonia dispute Zafaristan.\n\nMove 1 of 2. What do you do?"
+    raw = "Azurland will open talks."
+    trace = [
+        {**_call(raw, user), "ask_id": "r1.order.plan.azuristan"},
+        {
+            "event": "corrected",
+            "ask_id": "r1.order.plan.azuristan",
+            "corrections": [{"written": "Azurland", "name": "Azuristan"}],
+        },
+        {**_call("Crimsonia waits.", user), "ask_id": "r1.order.plan.crimsonia"},
+    ]
+    record = {
+        "events": [
+            _event("r1.order.plan.azuristan", "Azuristan will open talks."),
+            _event("r1.order.plan.crimsonia", "Crimsonia waits."),
+        ]
+    }
+    found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
+    assert (found["misspelled"], found["answers"]) == (1, 2)
+    assert (found["recorded_misspelled"], found["recorded_answers"]) == (0, 2)
+    assert found["corrected_answers"] == 1
+    assert found["examples"]["corrected"] == ["Azurland -> Azuristan"]
+    # a record that kept the misspelling is counted as such
+    record["events"][0]["text"] = raw
+    found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
+    assert found["recorded_misspelled"] == 1
+
+
+def _call(output: str, user: str) -> dict:
+    return {
+        "event": "call",
+        "role": "azuristan",
+        "task": "plan",
+        "round": 1,
+        "attempt": 1,
+        "messages": [{"role": "system", "content": ""}, {"role": "human", "content": user}],
+        "output": output,
+    }
+
+
+def _event(eid: str, text: str) -> dict:
+    return {"id": eid, "round": 1, "kind": "plan", "text": text, "data": {"source": "model"}}
+
+
+def test_a_recorded_event_is_read_against_the_prompt_of_the_ask_that_made_it():
+    # the narration's event id names its kind, its ask's id the task; the prompt's words
+    # (Zafaristan, quoted in the context) are not misspellings
+    user = "> Azuristan and Crimsonia dispute Zafaristan.\n\nMove 1 of 2. What happened?"
+    trace = [{**_call("Zafaristan burns.", user), "ask_id": "r1.adjudicate.adjudicate.control"}]
+    record = {"events": [_event("r1.adjudicate.narration.control", "Zafaristan burns.")]}
+    found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
+    assert (found["recorded_misspelled"], found["recorded_answers"]) == (0, 1)
+    record["events"][0]["id"] = "r1.somewhere.narration.other"  # no ask made it: no prompt words
+    found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
+    assert found["recorded_misspelled"] == 1
