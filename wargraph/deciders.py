@@ -32,6 +32,7 @@ from wargraph.faults import (
 from wargraph.models import (
     ModelRef,
     ModelRefError,
+    ModelRefused,
     chat_model,
     endpoint_limit,
     parse_model_ref,
@@ -440,7 +441,8 @@ class LLMDecider:
                     latency_s=round(time.perf_counter() - start, 4),
                 )
                 if isinstance(exc, ModelRefError):  # a model that cannot load never will
-                    self._stop(ask, game, str(exc), 1, load=True)
+                    refused = isinstance(exc, ModelRefused)
+                    self._stop(ask, game, str(exc), 1, load=True, refused=refused)
                 if trial < retries:
                     time.sleep(min(0.25 * 2**trial, 4.0))
         failed = streaks.failed(game)
@@ -448,9 +450,11 @@ class LLMDecider:
             self._stop(ask, game, error, failed, load=False)
         return None, error
 
-    def _stop(self, ask: Ask, game: str, reason: str, count: int, *, load: bool) -> None:
+    def _stop(
+        self, ask: Ask, game: str, reason: str, count: int, *, load: bool, refused: bool = False
+    ) -> None:
         streaks.answered(game)  # a resume in this process counts afresh
-        message = stop_message(game, reason, count, load=load)
+        message = stop_message(game, reason, count, load=load, refused=refused)
         self._trace(ask, "stop", reason=message)
         raise ModelUnavailable(message, thread_id=game, trace_path=self.seat.get("trace_path"))
 

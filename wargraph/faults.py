@@ -66,7 +66,17 @@ def new_game() -> None:
     streaks.answered(current_thread_id())
 
 
-def stop_message(thread_id: str, reason: str, count: int, *, load: bool) -> str:
+def stop_message(
+    thread_id: str, reason: str, count: int, *, load: bool, refused: bool = False
+) -> str:
+    if refused:  # the operator's choice, not a fault: waiting for the model will not help
+        what = f"the model is not allowed here ({reason})"
+        if not thread_id:
+            return what + "."
+        return (
+            f"{what}; the game is saved: continue it with `wargraph resume --thread {thread_id}` "
+            "once the operator allows the model or the seat plays another"
+        )
     what = (
         f"the model cannot be loaded ({reason})"
         if load

@@ -27,6 +27,10 @@ class ModelRefError(ValueError):
     pass
 
 
+class ModelRefused(ModelRefError):
+    """A model this process's policy refuses (a server's allow-list), not a broken one."""
+
+
 @dataclass(frozen=True)
 class ModelRef:
     provider: Provider

@@ -124,3 +124,23 @@ def test_run_settings_within_bounds_pass():
         "temperature": 0.7,
     }
     assert request_refusal({"kwargs": {"context": {"model": "scripted", **ok}}}) is None
+
+
+def test_a_game_stopped_by_the_allow_list_says_so(monkeypatch, tmp_path):
+    """Not "once the model answers": a refused model is the operator's choice, not a fault."""
+    from wargraph.context import GameContext
+    from wargraph.faults import ModelUnavailable
+    from wargraph.runner import play
+
+    monkeypatch.setenv(ALLOWED_ENV, "openai:*@http://127.0.0.1:9/v1")
+    monkeypatch.setattr(models, "_policy", None)
+    endpoints.enforce()
+    try:
+        ctx = GameContext(model=EVIL, trace_path=str(tmp_path / "trace.jsonl"))
+        with pytest.raises(ModelUnavailable) as stopped:
+            play("azuristan_crimsonia", context=ctx, db=str(tmp_path / "g.sqlite"), thread_id="r")
+    finally:
+        models.set_model_policy(None)
+    message = str(stopped.value)
+    assert "not allowed here" in message and "operator allows the model" in message
+    assert "once the model answers" not in message and "cannot be loaded" not in message

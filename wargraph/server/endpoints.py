@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from wargraph.context import SERVED_BOUNDS, served_bound_refusal
-from wargraph.models import ModelRef, ModelRefError, parse_model_ref
+from wargraph.models import ModelRef, ModelRefError, ModelRefused, parse_model_ref
 
 ALLOWED_ENV = "WARGRAPH_ALLOWED_MODELS"
 ALWAYS = ("embedded", "scripted")
@@ -71,7 +71,7 @@ def check(ref: ModelRef) -> None:
     """The policy `wargraph.models.chat_model` applies in a server process."""
     why = why_refused(str(ref))
     if why:
-        raise ModelRefError(why)
+        raise ModelRefused(why)
 
 
 def requested_models(value: Any) -> list[str]:
