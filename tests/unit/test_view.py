@@ -7,6 +7,7 @@ import base64
 import gzip
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,22 @@ def test_a_shared_text_counts_only_for_its_own_audience(tmp_path):
     data = build_view(record, trace)
     seen = {e["id"]: set(e.get("seen", {})) for e in data["events"]}
     assert seen == {"v.a": {"a"}, "v.b": {"b"}, "m": {"b"}, "n": set()}  # "m" leaked to b
+
+
+def test_names_corrected_in_an_answer_are_shown_with_the_call(crisis, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(crisis / "run", run)
+    first = json.loads((run / "trace.jsonl").read_text(encoding="utf-8").split("\n")[0])
+    fixed = {
+        **{
+            k: first[k] for k in ("thread", "role", "node", "task", "ask_id", "round") if k in first
+        },
+        "event": "corrected",
+        "corrections": [{"written": "Azurland", "name": "Azuristan"}],
+    }
+    with (run / "trace.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(fixed) + "\n")
+    data = payload_of(write_view(run))
+    shown = [c for c in data["calls"] if c["ev"] == "corrected"]
+    assert [c["reason"] for c in shown] == ["Azurland -> Azuristan"]
+    assert shown[0]["role"] == first["role"]

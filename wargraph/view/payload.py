@@ -12,7 +12,7 @@ from wargraph.view.pack import Lines
 from wargraph.view.panels import where, whole
 
 # Trace lines that stand for a question asked of a seat (the rest are stops and notes).
-ASKED = ("call", "rejected", "fallback", "fault", "scripted", "human")
+ASKED = ("call", "rejected", "fallback", "fault", "scripted", "human", "corrected")
 NEEDLE = 42  # characters of an event's first quoted line that identify it in a prompt
 
 
@@ -82,6 +82,11 @@ def _call(entry: dict[str, Any], p: int, lines: Lines) -> dict[str, Any]:
     if out not in (None, ""):
         call["out"] = lines.ids(out if isinstance(out, str) else _plain(out))
     reason = entry.get("reason") or entry.get("error") or entry.get("cause")
+    fixes = entry.get("corrections")
+    if isinstance(fixes, list):  # side names the model misspelt, put right in the record
+        reason = "; ".join(
+            f"{f.get('written')} -> {f.get('name')}" for f in fixes if isinstance(f, dict)
+        )
     if reason:
         call["reason"] = str(reason)
     return call

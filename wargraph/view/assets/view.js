@@ -277,13 +277,14 @@
         !SECRETARY.has(e.kind) && e.kind !== "message" && !DIARY.has(e.kind)
     );
     section(col, "Answer", own, seat, null);
-    const refusals = mine.filter((c) => c.ev === "rejected" || c.ev === "fallback" || c.ev === "fault");
+    const refusals = mine.filter((c) => ["rejected", "fallback", "fault", "corrected"].includes(c.ev));
     if (secretary.length || refusals.length) {
       const b = el("div", "block");
-      b.appendChild(el("h3", "", "Secretary and refusals"));
+      b.appendChild(el("h3", "", "Secretary, refusals and corrections"));
       for (const c of refusals) {
         const r = el("div", "refusal ev-" + c.ev);
-        r.appendChild(el("span", "event-kind", c.ev === "rejected" ? "answer refused" : c.ev));
+        const label = { rejected: "answer refused", corrected: "names corrected" }[c.ev] || c.ev;
+        r.appendChild(el("span", "event-kind", label));
         r.appendChild(el("div", "event-text", c.reason || ""));
         b.appendChild(r);
       }
