@@ -39,8 +39,11 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # a loaded 2-core machine (CI, other suites at once) can take longer than Playwright's 5 s
+    # default to render a step; a page that never shows what is expected still fails
+    expect.set_options(timeout=20_000)
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=30_000)
         try:

@@ -47,7 +47,7 @@ def test_numbers_out_of_range_are_400_on_the_facilitators_route(server, client, 
     detail = r.json()["detail"]
     assert "out of range" in detail or "too large" in detail or "finite" in detail, detail
     assert len(detail) < 300
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 20  # refused on its digits, never converted (generous: CI load)
 
 
 def test_numbers_out_of_range_are_400_on_the_langgraph_api(server, client):

@@ -65,7 +65,7 @@ def test_an_ask_looked_for_under_another_id_is_a_clear_error():
     message = str(caught.value)
     assert "'r1.order.plan.north'" in message  # the ask
     assert "task 'plan'" in message and "phase 'order'" in message
-    assert time.monotonic() - started < 10  # not a busy loop to the recursion limit
+    assert time.monotonic() - started < 30  # not a busy loop to the recursion limit (~45 s)
 
 
 def test_an_order_question_with_its_own_task_plays_to_the_end():
