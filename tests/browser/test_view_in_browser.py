@@ -74,8 +74,12 @@ def test_diplomacy_map_seat_columns_and_keys(browser, diplomacy, tmp_path):
     )
     page_map = page.locator("img.map")
     expect(page_map).to_be_visible()
-    assert page_map.evaluate("img => img.complete && img.naturalWidth") > 500, "the map is drawn"
-    assert page.locator(".panel-table").count() >= 2  # orders and results, centres
+    # the map is drawn (a data URL decodes after the image is placed: wait for it)
+    page.wait_for_function(
+        "() => { const i = document.querySelector('img.map'); return i && i.complete"
+        " && i.naturalWidth > 500; }"
+    )
+    expect(page.locator(".panel-table").nth(1)).to_be_attached()  # orders and results, centres
     _shot(page, tmp_path, "view_diplomacy_s1901m")
     picture = page_map.screenshot()
     assert len(picture) > 20_000, "the map's picture holds a drawing, not a blank box"
@@ -83,7 +87,8 @@ def test_diplomacy_map_seat_columns_and_keys(browser, diplomacy, tmp_path):
     # messages threaded by pair in a seat's column; the prompt opens on demand, quotes marked
     expect(page.locator("[data-seat='FRANCE'] .thread").first).to_be_visible()
     page.locator("[data-seat='FRANCE'] details.prompt summary").first.click()
-    assert page.locator("[data-seat='FRANCE'] .ln.quoted").count() > 5
+    # the prompt's lines are drawn when it opens: wait for them (more than five quoted lines)
+    expect(page.locator("[data-seat='FRANCE'] .ln.quoted").nth(5)).to_be_attached()
 
     # keyboard: forward, back, the tabs
     page.keyboard.press("j")
@@ -158,6 +163,22 @@ def test_markup_in_an_answer_is_shown_as_text(browser, tmp_path):
     assert shown.first.text_content() == evil
     assert page.evaluate("window.pwned") is None
     assert page.locator("#pane-phases script, #pane-phases img:not(.map)").count() == 0
+    v.close()
+
+
+def test_a_game_with_no_phase_yet_opens_and_says_so(browser, diplomacy, tmp_path):
+    """A game just started (a facilitator opens it at once) has no events yet: the page is
+    ready, says so, and (served) follows the game until its first phase."""
+    from playwright.sync_api import expect
+
+    run = tmp_path / "fresh"
+    run.mkdir()
+    record = json.loads((diplomacy.parent / "record.json").read_text())
+    (run / "record.json").write_text(json.dumps({**record, "events": []}))
+    (run / "trace.jsonl").write_text("")
+    v = Page(browser, write_view(run).as_uri())
+    expect(v.page.locator("#notice")).to_contain_text("no phases")
+    expect(v.page.locator("#seat-filter input")).to_have_count(8)
     v.close()
 
 

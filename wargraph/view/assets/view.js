@@ -575,13 +575,17 @@
     for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => tab(b.dataset.tab));
     $("phase-filter").addEventListener("input", () => (state.tab === "knew" ? render() : timeline()));
     document.addEventListener("keydown", keys);
-    if (!d.phases.length) {
-      notice("This game has no phases yet.");
-      return;
-    }
-    render();
+    const live = $("wg-data").dataset.encoding === "served" && !d.done;
+    if (d.phases.length) render();
+    else waiting(live);
     document.body.dataset.ready = "1";
-    if ($("wg-data").dataset.encoding === "served" && !d.done) setTimeout(follow, LIVE_MS);
+    if (live) setTimeout(follow, LIVE_MS); // a game just started is followed until it has phases
+  }
+
+  // A game with no phase yet: said once; a live one is shown as soon as its first phase is.
+  function waiting(live) {
+    $("notice").textContent = "";
+    notice(live ? "This game has no phases yet; the page shows them as they come." : "This game has no phases.");
   }
 
   // A live game (served): read it again every few seconds; stay on the phase being read, or
@@ -599,11 +603,19 @@
     const atEnd = state.phase >= old.phases.length - 1;
     const key = old.phases[state.phase] && old.phases[state.phase].key;
     state.data = fresh;
+    if (fresh.seats.some((s) => !old.seats.includes(s))) {
+      for (const s of fresh.seats) if (!old.seats.includes(s)) state.seats.add(s);
+      seatFilter(); // a game read before its setup had no seats yet
+    }
+    header();
+    if (!fresh.phases.length) {
+      if (!fresh.done) setTimeout(follow, LIVE_MS);
+      return;
+    }
+    if (!old.phases.length) $("notice").textContent = "";
     const at = fresh.phases.findIndex((p) => p.key === key);
     state.phase = atEnd ? fresh.phases.length - 1 : Math.max(0, at);
     if (state.pick !== null && state.pick >= fresh.events.length) state.pick = null;
-    for (const s of fresh.seats) if (!old.seats.includes(s)) state.seats.add(s);
-    header();
     render();
     if (!fresh.done) setTimeout(follow, LIVE_MS);
   }
