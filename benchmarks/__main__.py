@@ -1,7 +1,7 @@
-"""`python -m benchmarks` (`make bench`): run the six benchmarks, print their tables and write
-benchmarks/results/<name>.json; end with every target, met or missed.
+"""`python -m benchmarks` (`make bench`): run every benchmark (`benchmarks.BENCHMARKS`), print
+their tables and write benchmarks/results/<name>.json; end with every target, met or missed.
 
-    python -m benchmarks                      # all six (about 10-15 minutes on 2 cores)
+    python -m benchmarks                      # all (play_quality: an hour or more on 2 cores)
     python -m benchmarks --quick              # smaller games, fewer repeats (a minute or two)
     python -m benchmarks --only overhead --only storage
     python -m benchmarks --results-dir /tmp/bench   # write the JSON elsewhere
