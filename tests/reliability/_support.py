@@ -288,3 +288,29 @@ def user_of(entry: dict[str, Any]) -> str:
     return "\n".join(
         str(m.get("content", "")) for m in entry.get("messages", []) if m.get("role") != "system"
     )
+
+
+def stopped_game(db: str, thread_id: str, *, seed: int = 0) -> None:
+    """A two-round scripted crisis stopped after its first step (as a crash would stop it), so
+    the store holds a game that is neither finished nor new."""
+    from wargraph.context import GameContext
+    from wargraph.runner import play
+
+    class Stop(Exception):
+        pass
+
+    def stop(node: str, values: dict[str, Any]) -> None:
+        raise Stop
+
+    try:
+        play(
+            "azuristan_crimsonia",
+            overrides=["rounds=2"],
+            context=GameContext(model="scripted", seed=seed),
+            db=db,
+            thread_id=thread_id,
+            progress=stop,
+        )
+    except Stop:
+        return
+    raise AssertionError("the game was not stopped after its first step")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability._support import stopped_game
 from wargraph.runner import build_for, load_run, resume
 from wargraph.store import open_saver
 
@@ -216,24 +217,7 @@ def test_a_resume_from_a_clock_behind_is_refused_before_it_writes(store_db):
     """Checkpoint ids come from the clock and a thread's latest is the highest id: a resume
     whose clock is 45 s behind would write checkpoints under the old ones (answers vanish).
     It is refused with one line and writes nothing; with the clock right the game resumes."""
-    from wargraph.context import GameContext
-    from wargraph.runner import play
-
-    class Stop(Exception):
-        pass
-
-    def stop(node, values):
-        raise Stop
-
-    with pytest.raises(Stop):
-        play(
-            "azuristan_crimsonia",
-            overrides=["rounds=2"],
-            context=GameContext(model="scripted", seed=3),
-            db=store_db,
-            thread_id="late",
-            progress=stop,
-        )
+    stopped_game(store_db, "late", seed=3)
     before = _state(store_db, "late")
     behind = _child("resume", store_db, "late", "-45")
     try:

@@ -13,6 +13,7 @@ import threading
 import pytest
 from typer.testing import CliRunner
 
+from tests.reliability._support import stopped_game
 from wargraph.cli import app
 from wargraph.context import GameContext
 from wargraph.runner import GameError, list_runs, load_run, play, resume
@@ -186,21 +187,7 @@ def test_game_over_is_printed_only_for_a_finished_game(store_db, tmp_path):
     from wargraph.cli import _report
     from wargraph.runner import PlayResult
 
-    class Stop(Exception):
-        pass
-
-    def stop(node, values):
-        raise Stop
-
-    with pytest.raises(Stop):
-        play(
-            SCENARIO,
-            overrides=["rounds=2"],
-            context=GameContext(model="scripted"),
-            db=store_db,
-            thread_id="cut",
-            progress=stop,
-        )
+    stopped_game(store_db, "cut")
     sc, _ = load_run(store_db, "cut")
     from wargraph.runner import build_for
     from wargraph.store import open_saver
