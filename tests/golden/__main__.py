@@ -1,0 +1,5 @@
+import sys
+
+from tests.golden import main
+
+main(sys.argv[1:])
