@@ -13,7 +13,7 @@ from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
 from wargraph.nodes.order import order
 from wargraph.scenario import Scenario, load_scenario
-from wargraph.worlds.base import NarrativeWorld
+from wargraph.worlds.base import NARRATIVE
 
 DEFAULT_SCENARIO = "azuristan_crimsonia"
 
@@ -24,7 +24,7 @@ def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> State
     return build_game(
         {"inject": inject, "order": order, "adjudicate": adjudicate},
         roster=list(sc.roles),
-        world=NarrativeWorld(),
+        world=NARRATIVE,
         scenario=sc,
         end={"analyze": analyze},
     )

@@ -10,7 +10,7 @@ from langgraph.graph import StateGraph
 from wargraph.graphkit import Phase, build_game
 from wargraph.nodes.library import LIBRARY
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
-from wargraph.worlds.base import NarrativeWorld
+from wargraph.worlds.base import NARRATIVE
 
 DEFAULT_SCENARIO = "summit"
 
@@ -36,7 +36,7 @@ def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> State
     sc = load_scenario(scenario)
     spine = mounted(sc)
     end = {} if "analyze" in spine else {"analyze": LIBRARY["analyze"]}
-    return build_game(spine, roster=list(sc.roles), world=NarrativeWorld(), scenario=sc, end=end)
+    return build_game(spine, roster=list(sc.roles), world=NARRATIVE, scenario=sc, end=end)
 
 
 builder = build()

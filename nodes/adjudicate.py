@@ -16,21 +16,21 @@ ROUND_KEYS = ("proposals", "sources", "attempts", "status", "trail", "notes")
 
 
 def _narrator(scenario: Any, world: Any) -> list[str]:
-    return [scenario.control.name] if world.narrates else []
+    return [scenario.control.name] if world.resolution.narrates else []
 
 
 @asks(_narrator)
 def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
-    world = table.world
+    resolution = table.world.resolution
     proposals = dict((table.state.get("world") or {}).get("proposals") or {})
     narration = None
-    if world.narrates:
+    if resolution.narrates:
         control = table.scenario.control.name
-        narration = table.pending.get(table.ask_id(world.narration_task, control))
+        narration = table.pending.get(table.ask_id(resolution.task, control))
         if narration is None:
-            q = world.narration_question(table, proposals)
+            q = resolution.question(table, proposals)
             return {"asks": [table.ask_question(control, q)]}
-    update = dict(world.resolve(table, proposals, narration))
+    update = dict(resolution.resolve(table, proposals, narration))
     update["world"] = {**{k: {} for k in ROUND_KEYS}, **(update.get("world") or {})}
     update["pending"] = {CLEAR: True}
     return update

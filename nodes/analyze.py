@@ -46,7 +46,7 @@ def analyze(state: GameState, table: Table) -> dict[str, Any]:
     s = table.scenario
     who = s.control.name
     debrief_done = any(e["phase"] == table.phase for e in table.events)
-    debrief = {} if debrief_done else table.world.debrief(table)
+    debrief = {} if debrief_done else table.world.debrief.debrief(table)
     if not s.questions:
         return debrief
     ids = {q.id: table.ask_id("question", who, q.id) for q in s.questions}

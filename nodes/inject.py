@@ -11,4 +11,4 @@ from wargraph.table import Table
 
 @asks(nobody)
 def inject(state: GameState, table: Table) -> dict[str, Any]:
-    return table.world.injects(table)
+    return table.world.opening.injects(table)

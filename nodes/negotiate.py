@@ -20,22 +20,21 @@ def _counter(table: Table) -> str:
 @asks(players, loops=True)
 def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     world = table.world
-    speakers = world.actors(table, NEGOTIATE)
-    exchanges = world.exchanges(table) if speakers else 0
+    press = world.press
+    speakers = world.cast.actors(table, NEGOTIATE)
+    exchanges = press.exchanges(table) if speakers else 0
     exchange = int(table.state.get("world", {}).get(_counter(table), 0)) + 1
     if exchange > exchanges:
         return {"world": {_counter(table): 0}}
     key = f"x{exchange}"
-    ids = {r: table.ask_id(world.message_task, r, key) for r in speakers}
+    ids = {r: table.ask_id(press.task, r, key) for r in speakers}
     missing = [r for r in speakers if ids[r] not in table.pending]
     if missing:
         return {
             "asks": [
                 table.ask_question(
                     r,
-                    world.message_question(
-                        table, r, exchange, world.recipients(table, r, speakers)
-                    ),
+                    press.question(table, r, exchange, press.recipients(table, r, speakers)),
                     key=key,
                 )
                 for r in missing
@@ -48,7 +47,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
         value = decision["value"]
         # `action: pass` (where a schema offers the choice) sends none of the answer's messages
         said = [] if value.get("action") == "pass" else list(value.get("messages") or [])
-        ok, refused = world.accept_messages(table, r, said)
+        ok, refused = press.accept(table, r, said)
         for n, (to, text) in enumerate(ok):
             events.append(
                 make_event(
@@ -57,12 +56,12 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
                     kind="message",
                     author=r,
                     text=text,
-                    audience=[EVERYONE] if to == world.everyone else [r, to],
+                    audience=[EVERYONE] if to == press.everyone else [r, to],
                     data={
                         "to": to,
                         "exchange": exchange,
                         "source": decision["source"],
-                        **world.message_data(table, exchange),
+                        **press.data(table, exchange),
                     },
                     key=f"{key}.{n}",
                 )
@@ -74,7 +73,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     return {
         "events": events,
         "pending": {CLEAR: True},
-        "world": {_counter(table): exchange, **table.world.delivered(table, sent)},
+        "world": {_counter(table): exchange, **press.delivered(table, sent)},
         "next": table.phase,
     }
 
@@ -84,7 +83,7 @@ def _refused(table: Table, sender: str, to: str, text: str, reason: str, key: st
         round=table.round,
         phase=table.phase,
         kind="verdict",
-        author=table.world.secretary_name,
+        author=table.world.secretary.name,
         text=f"Your message to {to or '?'} was not delivered: {reason}.",
         audience=[sender],
         data={"refused_message": {"to": to, "text": text}, "reason": reason},

@@ -48,19 +48,19 @@ def _combine_id(table: Table, team: str) -> str:
 
 def _answer_text(table: Table, ask_id: str | None) -> str | None:
     value = table.answer(ask_id) if ask_id else None
-    return None if value is None else str(table.world.proposal(table, "", value))
+    return None if value is None else str(table.world.orders.proposal(table, "", value))
 
 
 @asks(players)
 def order(state: GameState, table: Table) -> dict[str, Any]:
-    world, s = table.world, table.scenario
-    actors = world.actors(table, ORDER)
+    orders, s = table.world.orders, table.scenario
+    actors = table.world.cast.actors(table, ORDER)
     seats = _seats(table, actors)
     missing = [(r, t) for r, t in seats if _plan_id(table, r, t) is None]
     if missing:
         return {
             "asks": [
-                table.ask_question(r, world.order_question(table, r, team=t), key=t or "")
+                table.ask_question(r, orders.question(table, r, team=t), key=t or "")
                 for r, t in missing
             ]
         }
@@ -80,7 +80,7 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
                 or ""
                 for m in team.members
             }
-            q = world.combine_question(table, tname, proposals)
+            q = orders.combine_question(table, tname, proposals)
             combine.append(table.ask_question(team.leader, q, key=tname))
         if combine:
             return {"asks": combine}
@@ -95,8 +95,8 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
     proposals_now: dict[str, Any] = {}
     events = []
     for who, team, decision in answered:
-        proposal = world.proposal(table, who, decision["value"])
-        events += world.order_events(table, who, proposal, decision["source"], team=team)
+        proposal = orders.proposal(table, who, decision["value"])
+        events += orders.events(table, who, proposal, decision["source"], team=team)
         if team is None:
             proposals[who] = proposals_now[who] = proposal
             sources[who] = decision["source"]

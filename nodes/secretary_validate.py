@@ -5,7 +5,6 @@ the world has one, also reviews what the rules accept and may object with a reas
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from wargraph.deciders import Ask
@@ -21,19 +20,13 @@ def _revise_key(attempt: int) -> str:
     return f"a{attempt}"
 
 
-def _takes_proposal(hook: Any) -> bool:
-    """Whether a world's `verdict_events` declares `proposal` (older overrides do not)."""
-    params = inspect.signature(hook).parameters.values()
-    return any(p.name == "proposal" or p.kind is p.VAR_KEYWORD for p in params)
-
-
 def _seats(scenario: Any, world: Any) -> list[str]:
-    return players(scenario, world) + world.secretary_seats(scenario)
+    return players(scenario, world) + world.secretary.seats(scenario)
 
 
 @asks(_seats)
 def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
-    world = table.world
+    sec = table.world.secretary
     w = dict(table.state.get("world") or {})
     proposals = dict(w.get("proposals") or {})
     if not proposals:
@@ -46,7 +39,7 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
         for a, p in proposals.items()
     }
     notes = dict(w.get("notes") or {})
-    secretary = world.secretary_seat(table)
+    secretary = sec.seat(table)
     # proposals an earlier mount of this phase judged this round (`order` mounted twice): kept
     # as they are, and their verdicts not repeated; noted at this mount's first step
     marker = table.ask_id("judged", "")
@@ -59,7 +52,7 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
             continue
         decision = table.pending.get(table.ask_id("revise", a, _revise_key(attempts[a])))
         if decision:
-            proposals[a] = world.revised(table, a, proposals[a], decision["value"])
+            proposals[a] = sec.revised(table, a, proposals[a], decision["value"])
             trail[a].append({"proposal": proposals[a], "source": decision["source"]})
             status[a] = PENDING
 
@@ -67,12 +60,12 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
     for a in proposals:
         if status[a] not in (PENDING, REVIEWING):
             continue
-        check = world.check(table, a, proposals[a])
+        check = sec.check(table, a, proposals[a])
         if check.ok and secretary:
             review_key = f"{a}.{_revise_key(attempts[a])}"
             review = table.pending.get(table.ask_id("review", secretary, review_key))
             if review is None:
-                q = world.review_question(table, a, proposals[a], attempts[a])
+                q = sec.review_question(table, a, proposals[a], attempts[a])
                 out.append(table.ask_question(secretary, q, key=review_key))
                 status[a] = REVIEWING
                 continue
@@ -84,14 +77,14 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
             trail[a][-1]["detail"] = check.detail
         if check.ok:
             proposals[a], status[a] = check.accepted, ACCEPTED
-        elif attempts[a] < world.max_revisions(table):
+        elif attempts[a] < sec.max_revisions(table):
             attempts[a] += 1
-            q = world.revise_question(table, a, proposals[a], check, attempts[a])
+            q = sec.revise_question(table, a, proposals[a], check, attempts[a])
             out.append(table.ask_question(a, q, key=_revise_key(attempts[a])))
             status[a] = REVISING
         else:
-            proposals[a], notes[a] = world.give_up(table, a, proposals[a], check)
-            status[a] = world.give_up_status
+            proposals[a], notes[a] = sec.give_up(table, a, proposals[a], check)
+            status[a] = sec.give_up_status
 
     update_world = {
         "proposals": proposals,
@@ -102,19 +95,12 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
     }
     if out:
         return {"asks": out, "world": update_world, "pending": {marker: earlier}}
-    played = _takes_proposal(world.verdict_events)
     events = [
         e
         for a in proposals
         if a not in earlier
-        for e in world.verdict_events(
-            table,
-            a,
-            status[a],
-            attempts[a],
-            notes.get(a, ""),
-            trail[a],
-            **({"proposal": proposals[a]} if played else {}),
+        for e in sec.verdict_events(
+            table, a, status[a], attempts[a], notes.get(a, ""), trail[a], proposals[a]
         )
     ]
     return {"world": update_world, "events": events, "pending": {CLEAR: True}}

@@ -15,10 +15,10 @@ from wargraph.worlds.base import SUMMARIZE
 @asks(players)
 def summarize(state: GameState, table: Table) -> dict[str, Any]:
     world = table.world
-    writers = world.actors(table, SUMMARIZE)
+    writers = world.cast.actors(table, SUMMARIZE)
     if not writers:
         return {}
-    questions = {r: world.diary_questions(table, r) for r in writers}
+    questions = {r: world.diary.questions(table, r) for r in writers}
     missing = [
         (r, q, key)
         for r in writers
@@ -30,5 +30,5 @@ def summarize(state: GameState, table: Table) -> dict[str, Any]:
     events = []
     for r in writers:
         answers = {q.task: table.pending[table.ask_id(q.task, r, key)] for key, q in questions[r]}
-        events += world.diary_events(table, r, answers)
+        events += world.diary.events(table, r, answers)
     return {"events": events, "pending": {CLEAR: True}}

@@ -23,7 +23,7 @@ from wargraph.prompts import family_prompts
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.state import CLEAR, GameInput, GameState, make_event
 from wargraph.table import Table, scenario_of
-from wargraph.worlds.base import NarrativeWorld, World
+from wargraph.worlds.base import NARRATIVE, World
 
 Phase = Callable[[GameState, Table], dict[str, Any]]
 
@@ -104,7 +104,7 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
         table = Table(scenario, context_of(runtime), {**update, "phase": "setup"}, world)
         try:
             with family_prompts(scenario.family):
-                update.update(world.open(table))
+                update.update(world.opening.open(table))
         except ScenarioError as err:
             return {"error": str(err), "done": True, "next": END, "asks": []}
         return update
@@ -204,7 +204,7 @@ def build_game(
     Edges follow the phase order. A phase that asks seats fans out to their agent nodes, which
     return only to the phases that ask them; the last phase of a round branches to the next
     round or the end; a phase that loops (negotiation exchanges) may run again."""
-    world = world or NarrativeWorld()
+    world = world or NARRATIVE
     end = end or {}
     phases = {**spine, **end}
     order, closing = list(spine), list(end)

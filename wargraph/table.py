@@ -16,7 +16,14 @@ from wargraph.state import Event, GameState
 from wargraph.views import view_for
 
 if TYPE_CHECKING:
-    from wargraph.worlds.base import Question, World
+    from wargraph.worlds.base import World
+    from wargraph.worlds.question import Question
+
+
+def _narrative() -> World:
+    from wargraph.worlds.base import NARRATIVE  # the worlds import the table's module
+
+    return NARRATIVE
 
 
 def ask_id(round_: int, phase: str, task: str, role: str, key: str = "") -> str:
@@ -40,16 +47,10 @@ class Table:
     scenario: Scenario
     context: GameContext
     state: GameState
-    world: World = field(default=None)  # type: ignore[assignment]
+    world: World = field(default_factory=_narrative)
     # what a world computes once per step (e.g. the loaded engine, legal orders): a Table lives
     # for one phase step, so nothing here outlives the state it was computed from
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.world is None:
-            from wargraph.worlds.base import NarrativeWorld
-
-            self.world = NarrativeWorld()
 
     @property
     def phase(self) -> str:
@@ -133,16 +134,17 @@ class Table:
     def view_text(self, role: str, *, policy: str | None = None) -> str:
         """The seat's context: its visible events under its memory policy, rendered by the
         world with what only this seat knows of it. The one door to a prompt's context."""
-        return self.world.render_view(self, role, self.view(role, policy=policy))
+        return self.world.cast.render_view(self, role, self.view(role, policy=policy))
 
     def ask_question(self, role: str, q: Question, *, key: str = "") -> Ask:
-        """An Ask for `role` from a world's Question, named by `ask_id`."""
+        """An Ask for `role` from a world's Question, named by `ask_id`: the table gives it the
+        seat's context (`view_text`) and, unless the question names another, its system prompt."""
         ask = self.ask(
             role,
             q.task,
             key=key,
-            system=q.system,
-            context=q.context,
+            system=self.world.cast.system(self, role) if q.system is None else q.system,
+            context=self.view_text(role),
             question=q.question,
             schema=q.schema,
             fallback=q.fallback,

@@ -140,16 +140,10 @@ def test_every_prompt_context_comes_through_one_door(family, scripted):
 
 
 def _world_of(module):
-    for value in vars(module).values():
-        if (
-            isinstance(value, type)
-            and value.__name__.endswith("World")
-            and value.__module__ != "wargraph.worlds.base"
-        ):
-            return value()
-    from wargraph.worlds.base import NarrativeWorld
+    from wargraph.worlds import NARRATIVE, World
 
-    return NarrativeWorld()
+    worlds = [v for v in vars(module).values() if isinstance(v, World) and v is not NARRATIVE]
+    return worlds[0] if worlds else NARRATIVE
 
 
 def _parent(g, snap, cfg):

@@ -18,7 +18,7 @@ from wargraph.nodes.order import order
 from wargraph.nodes.seats import asks, players
 from wargraph.runner import _config
 from wargraph.scenario import load_scenario
-from wargraph.worlds.base import NarrativeWorld
+from wargraph.worlds import NARRATIVE, Orders, World
 
 SCENARIO = {
     "title": "Two seats",
@@ -28,18 +28,18 @@ SCENARIO = {
 }
 
 
-class RenamedTask(NarrativeWorld):
-    """A world whose order question names its task `move`, not its order_task `plan`."""
+class RenamedTask(Orders):
+    """Orders whose question names its task `move`, not the part's default task `plan`."""
 
-    def order_question(self, table, actor, *, team=None):
-        return dataclasses.replace(super().order_question(table, actor, team=team), task="move")
+    def question(self, table, actor, *, team=None):
+        return dataclasses.replace(super().question(table, actor, team=team), task="move")
 
 
 @asks(players)
 def misread(state, table):
     """Asks under the question's task (`plan`) and looks for the answer under `move`."""
     if table.answer(table.ask_id("move", "north")) is None:
-        q = table.world.order_question(table, "north")
+        q = table.world.orders.question(table, "north")
         return {"asks": [table.ask_question("north", q)]}
     return {}
 
@@ -59,7 +59,7 @@ def _play(world, phase=order):
 def test_an_ask_looked_for_under_another_id_is_a_clear_error():
     started = time.monotonic()
     with pytest.raises(Exception) as caught:
-        _play(NarrativeWorld(), misread)
+        _play(NARRATIVE, misread)
     assert type(caught.value).__name__ == "UnansweredAsk", repr(caught.value)[:200]
     assert isinstance(caught.value, graphkit.UnansweredAsk)
     message = str(caught.value)
@@ -69,11 +69,11 @@ def test_an_ask_looked_for_under_another_id_is_a_clear_error():
 
 
 def test_an_order_question_with_its_own_task_plays_to_the_end():
-    values = _play(RenamedTask())
+    values = _play(World(orders=RenamedTask()))
     assert values["done"] and not values.get("error")
     plans = [e for e in values["events"] if e["kind"] == "plan"]
     assert {e["author"] for e in plans} == {"north", "south"} and len(plans) == 4
 
 
 def test_the_same_world_with_matching_tasks_plays_to_the_end():
-    assert _play(NarrativeWorld())["done"]
+    assert _play(NARRATIVE)["done"]
