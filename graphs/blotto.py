@@ -16,7 +16,7 @@ from wargraph.graphkit import build_game
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.worlds.blotto import BlottoScenario, BlottoWorld
+from wargraph.worlds.blotto import BLOTTO, BlottoScenario
 
 DEFAULT_SCENARIO = "blotto"
 
@@ -28,7 +28,7 @@ def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) ->
     return build_game(
         dict(CARD_PHASES),
         roster=list(sc.roles),
-        world=BlottoWorld(),
+        world=BLOTTO,
         scenario=sc,
         end={"analyze": analyze},
     )

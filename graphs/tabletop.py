@@ -21,11 +21,11 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.worlds.tabletop import (  # noqa: F401  (the family's public names)
     FALLBACK_NARRATIVE,
     OUTCOME_TEXT,
+    TABLETOP,
     IncidentCard,
     InjectCard,
     TabletopConfig,
     TabletopScenario,
-    TabletopWorld,
     draw,
     outcome_of,
     roll_die,
@@ -43,7 +43,7 @@ def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) 
     return build_game(
         {"inject": inject, "respond": order, "adjudicate": adjudicate},
         roster=list(sc.roles),
-        world=TabletopWorld(),
+        world=TABLETOP,
         scenario=sc,
         end={"analyze": analyze},
     )

@@ -21,9 +21,9 @@ from wargraph.trace import read_trace
 from wargraph.worlds.blotto import (
     SCHEMA,
     BlottoScenario,
-    BlottoWorld,
     check_allocation,
     even_split,
+    record_measures,
     scale_down,
     score_fronts,
 )
@@ -152,7 +152,7 @@ def test_a_scripted_game_uses_all_five_phases_and_keeps_the_rules(tmp_path):
     assert final["data"]["scores"] == running
     assert len(of_kind(result, "narration")) == 3
     assert {e["data"]["question"] for e in of_kind(result, "answer")} == {"q1", "q2"}
-    measures = BlottoWorld().measures(result.record)
+    measures = record_measures(result.record, None)
     assert measures["rounds"] == 3 and measures["scores"] == running
 
 

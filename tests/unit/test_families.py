@@ -95,7 +95,7 @@ PLUGIN = {
         from wargraph.nodes.order import order
         from wargraph.scenario import Scenario, load_scenario
         from wargraph.state import make_event
-        from wargraph.worlds.base import World
+        from wargraph.worlds import Resolution, World
 
         FAMILY = Family("duel", "wargraph_duel_test:DuelScenario", "wargraph_duel_test",
                         "wargraph_duel_test", "a two-seat duel")
@@ -105,9 +105,7 @@ PLUGIN = {
             family: str = "duel"
 
 
-        class DuelWorld(World):
-            narrates = False
-
+        class Bout(Resolution):
             def resolve(self, table, proposals, narration):
                 best = max(sorted(proposals), key=lambda side: len(proposals[side]))
                 return {"events": [make_event(round=table.round, phase=table.phase,
@@ -118,7 +116,7 @@ PLUGIN = {
         def build(scenario):
             sc = load_scenario(scenario)
             return build_game({"order": order, "adjudicate": adjudicate},
-                              roster=list(sc.roles), world=DuelWorld(), scenario=sc)
+                              roster=list(sc.roles), world=World("duel", resolution=Bout()), scenario=sc)
     ''',
     "wargraph_duel_test/duel_at_dawn.yaml": """
         family: duel

@@ -29,7 +29,18 @@ from wargraph.scenario import Scenario, ScenarioError
 from wargraph.state import EVERYONE, Event, make_event
 from wargraph.table import Table
 from wargraph.views import quote
-from wargraph.worlds.base import Check, Question, World
+from wargraph.worlds import (
+    Cast,
+    Check,
+    Debrief,
+    Narration,
+    Opening,
+    Orders,
+    Press,
+    Question,
+    Secretary,
+    World,
+)
 
 FRONT_NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 SCHEMA = "blotto_allocation"
@@ -220,41 +231,39 @@ def leaders(scores: dict[str, float]) -> list[str]:
     return [s for s, p in scores.items() if p == best]
 
 
-# --- the world ---------------------------------------------------------------------------------------
+# --- the world: its parts -------------------------------------------------------------------
 
 
-class BlottoWorld(World):
-    """Fronts, a budget, a secretary that counts, and code that scores; the control narrates."""
+def _vars(table: Table, side: str) -> dict[str, Any]:
+    cfg = _blotto(table).blotto
+    return {
+        "round": table.round,
+        "rounds": table.scenario.rounds,
+        "budget": cfg.budget,
+        "fronts": ", ".join(f"{f} ({p:g} point(s))" for f, p in cfg.fronts.items()),
+        "side": side,
+    }
 
-    name = "blotto"
-    order_task = "allocate"
-    give_up_status = "scaled"
-    narration_task = "narrate"
 
-    def _vars(self, table: Table, side: str) -> dict[str, Any]:
-        cfg = _blotto(table).blotto
-        return {
-            "round": table.round,
-            "rounds": table.scenario.rounds,
-            "budget": cfg.budget,
-            "fronts": ", ".join(f"{f} ({p:g} point(s))" for f, p in cfg.fronts.items()),
-            "side": side,
-        }
+def _allocation_question(table: Table, side: str, task: str, question: str) -> Question:
+    cfg = _blotto(table).blotto
+    return Question(
+        task=task,
+        question=question,
+        schema=SCHEMA,
+        schema_args={"fronts": list(cfg.fronts), "budget": cfg.budget},
+        fallback=even_split(list(cfg.fronts), cfg.budget),
+        facts=_bot_facts(table, side),
+    )
 
-    def _allocation_question(self, table: Table, side: str, task: str, question: str) -> Question:
-        cfg = _blotto(table).blotto
-        return Question(
-            task=task,
-            system=self.system(table, side),
-            context=table.view_text(side),
-            question=question,
-            schema=SCHEMA,
-            schema_args={"fronts": list(cfg.fronts), "budget": cfg.budget},
-            fallback=even_split(list(cfg.fronts), cfg.budget),
-            facts=_bot_facts(table, side),
-        )
 
-    # setup: the rules are public, so every side (and the control) reads them from round 0
+def _scores(table: Table) -> dict[str, float]:
+    return dict((table.state.get("world") or {}).get("scores") or {})
+
+
+class Rules(Opening):
+    """The rules are public: every side (and the control) reads them from round 0."""
+
     def open(self, table: Table) -> dict[str, Any]:
         s = _blotto(table)
         rules = make_event(
@@ -262,7 +271,7 @@ class BlottoWorld(World):
             phase="setup",
             kind="rules",
             author="scenario",
-            text=render_prompt("blotto_rules", s.prompt_variant, **self._vars(table, "")),
+            text=render_prompt("blotto_rules", s.prompt_variant, **_vars(table, "")),
             data={"fronts": s.blotto.fronts, "budget": s.blotto.budget},
         )
         return {
@@ -270,24 +279,31 @@ class BlottoWorld(World):
             "world": {"scores": {side: 0.0 for side in s.sides}},
         }
 
+
+class Sides(Cast):
     def private_view(self, table: Table, role: str) -> str:
-        scores = (table.state.get("world") or {}).get("scores") or {}
+        scores = _scores(table)
         return f"Score so far: {_standing(scores)}." if scores else ""
 
+
+class Talks(Press):
     def exchanges(self, table: Table) -> int:
         return _blotto(table).blotto.exchanges
 
-    # order
-    def order_question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
+
+class Allocations(Orders):
+    """One whole number per front; an allocation goes to its side and the control."""
+
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         text = render_prompt(
-            "blotto_allocate_question", table.variant(actor), **self._vars(table, actor)
+            "blotto_allocate_question", table.variant(actor), **_vars(table, actor)
         )
-        return self._allocation_question(table, actor, self.order_task, text)
+        return _allocation_question(table, actor, self.task, text)
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
         return dict(value)
 
-    def order_events(self, table, actor, proposal, source, *, team=None) -> list[Event]:
+    def events(self, table, actor, proposal, source, *, team=None) -> list[Event]:
         return [
             make_event(
                 round=table.round,
@@ -300,7 +316,10 @@ class BlottoWorld(World):
             )
         ]
 
-    # secretary_validate
+
+class Budget(Secretary):
+    """Refuses a bad allocation with its reasons, asks again, then scales it down."""
+
     def max_revisions(self, table: Table) -> int:
         return _blotto(table).blotto.revisions
 
@@ -316,39 +335,40 @@ class BlottoWorld(World):
         text = render_prompt(
             "blotto_revise_question",
             table.variant(actor),
-            **self._vars(table, actor),
+            **_vars(table, actor),
             proposal=quote(shown),
             reasons=quote("\n".join(f"- {r}" for r in check.reasons)),
             attempt=attempt,
             limit=self.max_revisions(table),
         )
-        return self._allocation_question(table, actor, "revise", text)
+        return _allocation_question(table, actor, "revise", text)
 
     def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
         why = "; ".join(check.reasons)
         return check.accepted, f"{why}; played as {render_allocation(check.accepted)}"
 
-    # adjudicate
-    def _outcome(self, table: Table, proposals: dict[str, Any]):
-        s = _blotto(table)
-        # a side with no accepted allocation (none should be missing) fields nothing
-        allocations = {
-            side: check_allocation(proposals.get(side, {}), list(s.blotto.fronts), s.blotto.budget)[
-                0
-            ]
-            for side in s.sides
-        }
-        winners, points = score_fronts(allocations, s.blotto.fronts)
-        return allocations, winners, points
 
-    def narration_question(self, table: Table, proposals: dict[str, Any]) -> Question:
+def _outcome(table: Table, proposals: dict[str, Any]):
+    s = _blotto(table)
+    fronts, budget = list(s.blotto.fronts), s.blotto.budget
+    # a side with no accepted allocation (none should be missing) fields nothing
+    allocations = {
+        side: check_allocation(proposals.get(side, {}), fronts, budget)[0] for side in s.sides
+    }
+    winners, points = score_fronts(allocations, s.blotto.fronts)
+    return allocations, winners, points
+
+
+class Fronts(Narration):
+    """Code scores every front; the control narrates the round from that result."""
+
+    def question(self, table: Table, proposals: dict[str, Any]) -> Question:
         s = _blotto(table)
         control = s.control.name
-        allocations, winners, points = self._outcome(table, proposals)
+        allocations, winners, points = _outcome(table, proposals)
         return Question(
-            task=self.narration_task,
+            task=self.task,
             system=render_prompt("control_system", table.variant(control)),
-            context=table.view_text(control),
             question=render_prompt(
                 "blotto_narrate_question",
                 table.variant(control),
@@ -366,8 +386,8 @@ class BlottoWorld(World):
         self, table: Table, proposals: dict[str, Any], narration: dict[str, Any] | None
     ) -> dict[str, Any]:
         s = _blotto(table)
-        allocations, winners, points = self._outcome(table, proposals)
-        before = dict((table.state.get("world") or {}).get("scores") or {})
+        allocations, winners, points = _outcome(table, proposals)
+        before = _scores(table)
         scores = {side: round(before.get(side, 0.0) + points[side], 6) for side in s.sides}
         result = make_event(
             round=table.round,
@@ -392,9 +412,10 @@ class BlottoWorld(World):
         )
         return {"events": [result, told], "world": {"scores": scores}}
 
-    # analyze
+
+class FinalScore(Debrief):
     def debrief(self, table: Table) -> dict[str, Any]:
-        scores = dict((table.state.get("world") or {}).get("scores") or {})
+        scores = _scores(table)
         won = leaders(scores)
         verdict = f"{won[0]} wins" if len(won) == 1 else "a draw between " + " and ".join(won)
         event = make_event(
@@ -408,18 +429,18 @@ class BlottoWorld(World):
         )
         return {"events": [event]}
 
-    def measures(self, record: dict[str, Any]) -> dict[str, Any]:
-        events = record.get("events") or []
-        results = [e for e in events if e["kind"] == "result"]
-        verdicts = [e for e in events if e["kind"] == "verdict" and "status" in e.get("data", {})]
-        scores = results[-1]["data"]["scores"] if results else {}
-        return {
-            "rounds": len(results),
-            "scores": scores,
-            "winners": leaders(scores) if scores else [],
-            "revisions": sum(int(e["data"].get("revisions", 0)) for e in verdicts),
-            "scaled": sum(e["data"]["status"] == self.give_up_status for e in verdicts),
-        }
+
+# Fronts, a budget, a secretary that counts, and code that scores; the control narrates.
+BLOTTO = World(
+    "blotto",
+    cast=Sides(),
+    opening=Rules(),
+    press=Talks(),
+    orders=Allocations(task="allocate"),
+    secretary=Budget(give_up_status="scaled"),
+    resolution=Fronts(task="narrate"),
+    debrief=FinalScore(),
+)
 
 
 def _bot_facts(table: Table, side: str) -> dict[str, Any] | None:
@@ -448,5 +469,15 @@ def _plain_narrative(winners: dict[str, list[str]]) -> str:
 
 
 def record_measures(record: dict[str, Any], path: Any) -> dict[str, Any]:
-    """The family's measures for experiments (`Family.measures`): the world's, from the record."""
-    return BlottoWorld().measures(record)
+    """The family's measures for experiments and reports (`Family.measures`)."""
+    events = record.get("events") or []
+    results = [e for e in events if e["kind"] == "result"]
+    verdicts = [e for e in events if e["kind"] == "verdict" and "status" in e.get("data", {})]
+    scores = results[-1]["data"]["scores"] if results else {}
+    return {
+        "rounds": len(results),
+        "scores": scores,
+        "winners": leaders(scores) if scores else [],
+        "revisions": sum(int(e["data"].get("revisions", 0)) for e in verdicts),
+        "scaled": sum(e["data"]["status"] == BLOTTO.secretary.give_up_status for e in verdicts),
+    }

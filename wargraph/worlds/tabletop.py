@@ -23,7 +23,7 @@ from wargraph.scenario import MemoryPolicy, Scenario, ScenarioError
 from wargraph.state import Event, make_event
 from wargraph.table import Table
 from wargraph.views import render_events
-from wargraph.worlds.base import Question, World
+from wargraph.worlds import Cast, Narration, Opening, Orders, Question, World
 
 SEVERITY_NAMES = {"low": 1, "medium": 2, "high": 3}
 OUTCOMES = ("success", "partial", "failure")
@@ -272,17 +272,13 @@ def _roll_text(table: Table) -> str:
     )
 
 
-class TabletopWorld(World):
-    """Cards and a die: the incident opens the game, each round deals an inject, the die decides
-    the response's outcome and the control narrates it."""
-
-    name = "tabletop"
-    narration_task = "narrate"
+class Deck(Opening):
+    """The incident card opens the game (round 0: every memory policy keeps it in view); each
+    round deals the next inject card."""
 
     def open(self, table: Table) -> dict[str, Any]:
         s = _tabletop(table)
         card, injects = draw(s, table.context.seed)
-        # Round 0, like the setting: every memory policy keeps the incident card in view.
         event = make_event(
             round=0,
             phase="setup",
@@ -320,6 +316,8 @@ class TabletopWorld(World):
         )
         return {"events": [event]}
 
+
+class Responders(Cast):
     def render_view(self, table: Table, role: str, events: list[Event]) -> str:
         """The seat's events, with the rounds its memory policy leaves out told in one line
         after the setup (how many injects came, what the die made of the responses)."""
@@ -338,21 +336,25 @@ class TabletopWorld(World):
             parts.append(render_events(rest, current_round=table.round))
         return "\n".join(parts) or render_events([])
 
-    def order_question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
+
+class Responses(Orders):
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         # responders are told the true number of injects of this incident, not the scenario's cap
         s = table.scenario.model_copy(update={"rounds": len(_dealt(table))})
-        return super().order_question(Table(s, table.context, table.state, self), actor, team=team)
+        return super().question(Table(s, table.context, table.state, table.world), actor, team=team)
 
-    def narration_question(self, table: Table, proposals: dict[str, Any]) -> Question:
+
+class DieThenNarration(Narration):
+    """The die decides the response's outcome; the control narrates it, bound by the die. A full
+    success or an empty hand ends play."""
+
+    def question(self, table: Table, proposals: dict[str, Any]) -> Question:
         s = _tabletop(table)
-        control = s.control.name
-        variant = table.variant(control)
+        variant = table.variant(s.control.name)
         _, outcome = _roll(table)
         nature = render_prompt("nature_clause", variant) if s.nature else ""
         return Question(
-            task=self.narration_task,
-            system=self.system(table, control),  # shared by every seat (KV cache)
-            context=table.view_text(control),
+            task=self.task,
             question=_roll_text(table)
             + "\n\n"
             + render_prompt(
@@ -406,3 +408,14 @@ class TabletopWorld(World):
             update["done"] = True  # on to the debrief
             update["world"]["ended"] = "resolved" if resolved else "injects exhausted"
         return update
+
+
+# Cards and a die: the incident opens the game, each round deals an inject, the die decides the
+# response's outcome and the control narrates it.
+TABLETOP = World(
+    "tabletop",
+    cast=Responders(),
+    opening=Deck(),
+    orders=Responses(),
+    resolution=DieThenNarration(task="narrate"),
+)
