@@ -3,7 +3,7 @@ its leader combines, innermost teams first. The world says what is asked and wha
 proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`.
 
 `order` may be mounted more than once in a round (`{"propose": order, ..., "respond": order}`:
-the world tells the mounts apart by `table.phase` in `actors` and `order_question`). Each mount
+a world names one `Orders` per mount, or tells them apart by `table.phase`). Each mount
 merges its proposals into the round's per seat, so a later mount keeps what an earlier one
 placed (and the secretary approved); a seat that acts in two mounts keeps its latest."""
 
@@ -15,7 +15,6 @@ import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.nodes.seats import asks, players
 from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
-from wargraph.worlds.base import ORDER
 
 Seat = tuple[str, str | None]  # (who answers, the team it proposes for)
 
@@ -48,13 +47,13 @@ def _combine_id(table: Table, team: str) -> str:
 
 def _answer_text(table: Table, ask_id: str | None) -> str | None:
     value = table.answer(ask_id) if ask_id else None
-    return None if value is None else str(table.world.orders.proposal(table, "", value))
+    return None if value is None else str(table.world.orders_at(table.phase).proposal(table, "", value))
 
 
 @asks(players)
 def order(state: GameState, table: Table) -> dict[str, Any]:
-    orders, s = table.world.orders, table.scenario
-    actors = table.world.cast.actors(table, ORDER)
+    orders, s = table.world.orders_at(table.phase), table.scenario
+    actors = orders.actors(table)
     seats = _seats(table, actors)
     missing = [(r, t) for r, t in seats if _plan_id(table, r, t) is None]
     if missing:

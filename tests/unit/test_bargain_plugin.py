@@ -68,11 +68,13 @@ def test_a_phase_mounted_twice_keeps_the_first_mounts_proposal(plugin, tmp_path)
     assert record["world"]["proposals"] == {}
 
 
-def test_the_answer_task_comes_from_the_question(plugin, tmp_path):
-    # `respond` asks with task "reply" (the world's order_task is "plan"): it must simply work
-    assert bargain.BargainWorld.order_task == "plan"
+def test_each_mount_of_order_asks_with_its_own_parts_task(plugin, tmp_path):
+    # `propose` asks with task "offer", `respond` with "reply" (the default task is "plan")
+    assert bargain.BARGAIN.orders_at("respond").task == "reply"
     record = game(tmp_path, seed=1).record
-    assert record["done"] and of_kind(record, "reply")
+    assert record["done"] and of_kind(record, "reply") and of_kind(record, "offer")
+    asked = (tmp_path / "g1" / "trace.jsonl").read_text()
+    assert ".respond.reply." in asked and ".propose.offer." in asked and ".plan." not in asked
 
 
 def test_the_verdict_hook_is_given_the_offer_played(plugin, tmp_path):

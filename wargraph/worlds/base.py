@@ -16,6 +16,7 @@ See docs/new-game.md for a walk-through.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wargraph.worlds.parts import (
@@ -66,10 +67,23 @@ class World:
     opening: Opening = field(default_factory=Opening)
     press: Press = field(default_factory=Press)
     diary: Diary = field(default_factory=Diary)
-    orders: Orders = field(default_factory=Orders)
+    orders: Orders | Mapping[str, Orders] = field(default_factory=Orders)
+    """One `Orders` for every mount of `order`, or one per mount name (a turn-based round:
+    `{"propose": Offers(), "respond": Replies()}`); the first also reads proposals elsewhere
+    (e.g. a revision in `secretary_validate`)."""
     secretary: Secretary = field(default_factory=Secretary)
     resolution: Resolution = field(default_factory=Narration)
     debrief: Debrief = field(default_factory=Debrief)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.orders, Mapping) and not self.orders:
+            raise ValueError(f"world {self.name!r}: orders: name at least one mount's Orders")
+
+    def orders_at(self, phase: str) -> Orders:
+        """The orders of the mount named `phase` (the world's first where none is named)."""
+        if isinstance(self.orders, Orders):
+            return self.orders
+        return self.orders.get(phase) or next(iter(self.orders.values()))
 
 
 # Crisis and flows: the control narrates; every proposal passes.

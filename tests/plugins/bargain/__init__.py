@@ -24,7 +24,7 @@ from wargraph.prompts import render_prompt
 from wargraph.scenario import Scenario, load_scenario
 from wargraph.state import EVERYONE, Event, make_event
 from wargraph.table import Table
-from wargraph.worlds.base import ORDER, Check, Question, World
+from wargraph.worlds import Check, Opening, Orders, Question, Resolution, Secretary, World
 
 FAMILY = Family(
     "bargain",
@@ -72,46 +72,75 @@ def _shown(split: dict[str, int]) -> str:
     return ", ".join(f"{s} {n}" for s, n in split.items())
 
 
-class BargainWorld(World):
-    name = "bargain"
-    narrates = False
-    give_up_status = "even"
+def _vars(table: Table) -> dict[str, Any]:
+    pie = _pie(table)
+    return {"round": table.round, "pie": pie, "next_pie": int(pie * table.scenario.shrink)}
 
-    def _vars(self, table: Table) -> dict[str, Any]:
-        pie = _pie(table)
-        return {"round": table.round, "pie": pie, "next_pie": int(pie * table.scenario.shrink)}
 
+def even(table: Table) -> dict[str, int]:
+    """The give-up: the pie split evenly (the proposer keeps the remainder)."""
+    sides, pie = list(table.scenario.players), _pie(table)
+    split = {s: pie // len(sides) for s in sides}
+    split[proposer(table)] += pie - sum(split.values())
+    return split
+
+
+def _split_question(table: Table, actor: str, task: str, extra: str = "") -> Question:
+    sides = list(table.scenario.players)
+    text = render_prompt(
+        "bargain_offer", table.variant(actor), sides=", ".join(sides), **_vars(table)
+    )
+    return Question(
+        task=task,
+        question=text + extra,
+        schema=SPLIT,
+        schema_args={"sides": sides},
+        fallback=even(table),
+    )
+
+
+def _public(table: Table, actor: str, kind: str, text: str, data: dict[str, Any]) -> Event:
+    return make_event(
+        round=table.round,
+        phase=table.phase,
+        kind=kind,
+        author=actor,
+        text=text,
+        audience=[EVERYONE],
+        data=data,
+    )
+
+
+class Pie(Opening):
     def open(self, table: Table) -> dict[str, Any]:
         return {"world": {"pie": table.scenario.pie}}
 
-    def actors(self, table: Table, phase: str) -> list[str]:
-        if phase != ORDER:
-            return super().actors(table, phase)
-        first = proposer(table)
-        if table.phase == "propose":
-            return [first]
-        return [s for s in table.scenario.players if s != first]
 
-    def _split_question(self, table: Table, actor: str, task: str, extra: str = "") -> Question:
-        sides = list(table.scenario.players)
-        text = render_prompt(
-            "bargain_offer", table.variant(actor), sides=", ".join(sides), **self._vars(table)
-        )
-        return Question(
-            task=task,
-            system=self.system(table, actor),
-            context=table.view_text(actor),
-            question=text + extra,
-            schema=SPLIT,
-            schema_args={"sides": sides},
-            fallback=self.even(table),
-        )
+class Offers(Orders):
+    """The round's proposer alone proposes a split (mounted as `propose`)."""
 
-    def order_question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
-        if table.phase == "propose":
-            return self._split_question(table, actor, "offer")
+    def actors(self, table: Table) -> list[str]:
+        return [proposer(table)]
+
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
+        return _split_question(table, actor, self.task)
+
+    def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
+        return {s: value.get(s, 0) for s in table.scenario.players}
+
+    def events(self, table, actor, proposal, source, *, team=None) -> list[Event]:
+        text = f"{actor} offers {_shown(proposal)}"
+        return [_public(table, actor, "offer", text, {"value": proposal, "source": source})]
+
+
+class Replies(Orders):
+    """The others accept or refuse the offer the secretary approved (mounted as `respond`)."""
+
+    def actors(self, table: Table) -> list[str]:
+        return [s for s in table.scenario.players if s != proposer(table)]
+
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         first = proposer(table)
-        # the offer as the secretary approved it, kept by `propose` under the proposer's seat
         offer = (table.state.get("world") or {})["proposals"][first]
         text = render_prompt(
             "bargain_respond",
@@ -119,48 +148,23 @@ class BargainWorld(World):
             proposer=first,
             offer=_shown(offer),
             share=offer.get(actor, 0),
-            **self._vars(table),
+            **_vars(table),
         )
-        return Question(
-            task="reply",
-            system=self.system(table, actor),
-            context=table.view_text(actor),
-            question=text,
-            schema=REPLY,
-            fallback={"accept": False},
-        )
+        return Question(task=self.task, question=text, schema=REPLY, fallback={"accept": False})
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
-        if table.phase == "respond":
-            return bool(value.get("accept"))
-        return {s: value.get(s, 0) for s in table.scenario.players}
+        return bool(value.get("accept"))
 
-    def order_events(self, table, actor, proposal, source, *, team=None) -> list[Event]:
-        if isinstance(proposal, bool):
-            kind, text = "reply", f"{actor} {'accepts' if proposal else 'refuses'}"
-        else:
-            kind, text = "offer", f"{actor} offers {_shown(proposal)}"
-        return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
-                kind=kind,
-                author=actor,
-                text=text,
-                audience=[EVERYONE],
-                data={"value": proposal, "source": source},
-            )
-        ]
+    def events(self, table, actor, proposal, source, *, team=None) -> list[Event]:
+        text = f"{actor} {'accepts' if proposal else 'refuses'}"
+        return [_public(table, actor, "reply", text, {"value": proposal, "source": source})]
 
-    # secretary_validate
+
+class Shares(Secretary):
+    """An offer's shares must be whole and add up to the pie: one revision, then an even split."""
+
     def max_revisions(self, table: Table) -> int:
         return 1
-
-    def even(self, table: Table) -> dict[str, int]:
-        sides, pie = list(table.scenario.players), _pie(table)
-        split = {s: pie // len(sides) for s in sides}
-        split[proposer(table)] += pie - sum(split.values())
-        return split
 
     def check(self, table: Table, actor: str, proposal: Any) -> Check:
         if isinstance(proposal, bool):  # a reply (when the replies are checked too)
@@ -171,47 +175,45 @@ class BargainWorld(World):
         return Check(accepted=proposal, reasons=[f"the shares add up to {total}, not {pie}"])
 
     def revise_question(self, table, actor, proposal, check, attempt) -> Question:
-        why = "\n" + "; ".join(check.reasons)
-        return self._split_question(table, actor, "revise", why)
+        return _split_question(table, actor, "revise", "\n" + "; ".join(check.reasons))
 
     def give_up(self, table, actor, proposal, check) -> tuple[Any, str]:
-        return self.even(table), "; ".join(check.reasons)
+        return even(table), "; ".join(check.reasons)
 
-    def verdict_events(
-        self, table, actor, status, attempts, note, trail, *, proposal=None
-    ) -> list[Event]:
+    def verdict_events(self, table, actor, status, attempts, note, trail, proposal) -> list[Event]:
         if isinstance(proposal, bool):
             return []
         text = f"The secretary's verdict: {status}; the offer played is {_shown(proposal)}."
         data = {"status": status, "revisions": attempts, "played": proposal}
         return [self.verdict(table, actor, text, data)]
 
-    # adjudicate
+
+class Deal(Resolution):
+    """Everyone accepts: the deal is made; else the pie shrinks."""
+
     def resolve(self, table, proposals, narration) -> dict[str, Any]:
-        first = proposer(table)
+        first, pie, control = proposer(table), _pie(table), table.scenario.control.name
         split = proposals[first]
         replies = {s: proposals[s] for s in table.scenario.players if s != first}
-        pie = _pie(table)
         if all(replies.values()):
-            text = f"Deal: {_shown(split)}."
-            event = self._result(table, "deal", text, {"split": split, "pie": pie})
+            event = _public(
+                table, control, "deal", f"Deal: {_shown(split)}.", {"split": split, "pie": pie}
+            )
             return {"events": [event], "world": {"deal": split}, "done": True}
         smaller = int(pie * table.scenario.shrink)
         refused = sorted(s for s, yes in replies.items() if not yes)
         text = f"{', '.join(refused)} refused {first}'s offer; the pie shrinks to {smaller}."
-        event = self._result(table, "refused", text, {"split": split, "pie": smaller})
+        event = _public(table, control, "refused", text, {"split": split, "pie": smaller})
         return {"events": [event], "world": {"pie": smaller}}
 
-    def _result(self, table: Table, kind: str, text: str, data: dict[str, Any]) -> Event:
-        return make_event(
-            round=table.round,
-            phase=table.phase,
-            kind=kind,
-            author=table.scenario.control.name,
-            text=text,
-            audience=[EVERYONE],
-            data=data,
-        )
+
+BARGAIN = World(
+    "bargain",
+    opening=Pie(),
+    orders={"propose": Offers(task="offer"), "respond": Replies(task="reply")},
+    secretary=Shares(give_up_status="even"),
+    resolution=Deal(),
+)
 
 
 def record_measures(record: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -235,4 +237,4 @@ def build(scenario: Any = DEFAULT_SCENARIO, *, check_replies: bool = False):
         **({"check_replies": secretary_validate} if check_replies else {}),
         "adjudicate": adjudicate,
     }
-    return build_game(phases, roster=list(sc.roles), world=BargainWorld(), scenario=sc)
+    return build_game(phases, roster=list(sc.roles), world=BARGAIN, scenario=sc)

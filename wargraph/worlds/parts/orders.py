@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from wargraph.prompts import render_prompt
 from wargraph.state import EVERYONE, Event, make_event
 from wargraph.views import quote
-from wargraph.worlds.question import Question, side_name
+from wargraph.worlds.question import ORDER, Question, side_name
 
 if TYPE_CHECKING:
     from wargraph.table import Table
@@ -23,6 +23,10 @@ class Orders:
     Plans go to the actor and the control only, unless the scenario makes them public."""
 
     task: str = "plan"  # the default task of an order question (enters ask ids)
+
+    def actors(self, table: Table) -> list[str]:
+        """Who acts at this mount (default: the cast's actors of `order`)."""
+        return table.world.cast.actors(table, ORDER)
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         s = table.scenario

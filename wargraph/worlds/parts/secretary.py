@@ -34,7 +34,7 @@ class Secretary:
 
     def revised(self, table: Table, actor: str, proposal: Any, value: dict[str, Any]) -> Any:
         """The proposal after a revision answer (default: the answer replaces it)."""
-        return table.world.orders.proposal(table, actor, value)
+        return table.world.orders_at(table.phase).proposal(table, actor, value)
 
     def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
         """The documented give-up after the last refused revision: what is played, and a note
