@@ -8,23 +8,21 @@ import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.deciders import Ask
 from wargraph.nodes.seats import asks, control
 from wargraph.prompts import render_prompt
-from wargraph.scenario import Question
+from wargraph.scenario import DebriefQuestion
 from wargraph.state import CLEAR, GameState, make_event
 from wargraph.table import Table
+from wargraph.worlds.question import Question
 
 
-def question_ask(table: Table, q: Question, *, role: str, context: str) -> Ask:
+def question_ask(table: Table, q: DebriefQuestion, *, role: str, context: str) -> Ask:
     options = (
         "Choose one of: " + "; ".join(q.options) + '; or "undetermined" if the record does not say.'
         if q.options
         else ""
     )
-    return table.ask(
-        role,
-        "question",
-        key=q.id,
+    asked = Question(
+        task="question",
         system=render_prompt("control_system", table.variant(role)),
-        context=context,
         question=render_prompt(
             "analyze_question", table.variant(role), question=q.text, options=options
         ),
@@ -34,6 +32,7 @@ def question_ask(table: Table, q: Question, *, role: str, context: str) -> Ask:
         if q.options
         else {"answer": "undetermined"},
     )
+    return table.ask_question(role, asked, key=q.id, context=context)
 
 
 def _questioned(scenario: Any, world: Any) -> list[str]:

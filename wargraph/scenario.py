@@ -93,7 +93,7 @@ class Inject(BaseModel):
     audience: list[str] = Field(default_factory=lambda: ["*"])
 
 
-class Question(BaseModel):
+class DebriefQuestion(BaseModel):
     """A post-game question: free text, or multiple choice when `options` is set."""
 
     model_config = ConfigDict(extra="forbid")
@@ -139,7 +139,7 @@ class Scenario(BaseModel):
     teams: dict[str, Team] = Field(default_factory=dict)
     control: Role = Field(default_factory=lambda: Role(name="control"))
     injects: list[Inject] = Field(default_factory=list)
-    questions: list[Question] = Field(default_factory=list)
+    questions: list[DebriefQuestion] = Field(default_factory=list)
     flow: FlowSpec | None = None
 
     @model_validator(mode="after")

@@ -136,86 +136,46 @@ class Table:
         world with what only this seat knows of it. The one door to a prompt's context."""
         return self.world.cast.render_view(self, role, self.view(role, policy=policy))
 
-    def ask_question(self, role: str, q: Question, *, key: str = "") -> Ask:
-        """An Ask for `role` from a world's Question, named by `ask_id`: the table gives it the
-        seat's context (`view_text`) and, unless the question names another, its system prompt."""
-        ask = self.ask(
-            role,
-            q.task,
-            key=key,
-            system=self.world.cast.system(self, role) if q.system is None else q.system,
-            context=self.view_text(role),
-            question=q.question,
-            schema=q.schema,
-            fallback=q.fallback,
-            schema_args=q.schema_args,
-            reviewable=q.reviewable,
-            memory_slot=q.memory_slot,
-            scripted=q.scripted,
-            seat_as=q.seat_as,
-        )
-        if q.facts:
-            ask["facts"] = q.facts
-        if not q.notes:  # notes from no round up to this one: none
-            ask["notes_from"] = self.round + 1
-        if q.answer_start:
-            ask["answer_start"] = q.answer_start
-        if q.seat:
-            ask["seat"] = {**(ask.get("seat") or {}), **q.seat}  # type: ignore[typeddict-item]
-        if q.max_tokens:
-            seat = dict(ask.get("seat") or {})
-            seat["max_tokens"] = max(int(seat.get("max_tokens") or 0), q.max_tokens)
-            ask["seat"] = seat  # type: ignore[typeddict-item]
-        return ask
-
-    def ask(
-        self,
-        role: str,
-        task: str,
-        *,
-        system: str,
-        context: str,
-        question: str,
-        schema: str,
-        fallback: dict[str, Any],
-        key: str = "",
-        phase: str | None = None,
-        schema_args: dict[str, Any] | None = None,
-        reviewable: bool = False,
-        memory_slot: str | None = None,
-        scripted: dict[str, Any] | None = None,
-        seat_as: str | None = None,
+    def ask_question(
+        self, role: str, q: Question, *, key: str = "", context: str | None = None
     ) -> Ask:
-        phase = phase or self.phase
+        """An Ask for `role` from a Question, named by `ask_id`. The table gives it the seat's
+        context (`view_text`; only the after-game record passes its own) and, unless the
+        question names another, the seat's system prompt."""
+        seat: dict[str, Any] = {**self.seat(q.seat_as or role), **(q.seat or {})}
+        if q.max_tokens:  # room for the answer to finish
+            seat["max_tokens"] = max(int(seat.get("max_tokens") or 0), q.max_tokens)
         ask: Ask = {
-            "id": ask_id(self.round, phase, task, role, key),
+            "id": self.ask_id(q.task, role, key),
             "role": role,
-            "phase": phase,
+            "phase": self.phase,
             "round": self.round,
-            "task": task,
-            "system": system,
-            "context": context,
-            "question": question,
-            "schema": schema,
-            "fallback": fallback,
-            "seat": self.seat(seat_as or role),
+            "task": q.task,
+            "system": self.world.cast.system(self, role) if q.system is None else q.system,
+            "context": self.view_text(role) if context is None else context,
+            "question": q.question,
+            "schema": q.schema,
+            "fallback": q.fallback,
+            "seat": seat,  # type: ignore[typeddict-item]
         }
-        if ask["seat"].get("kind") == "ai":  # a model's prose gets its misspelt names fixed
+        if seat.get("kind") == "ai":  # a model's prose gets its misspelt names fixed
             if "names" not in self.cache:
                 sides, entities = scenario_names(self.scenario)
                 self.cache["names"] = {"sides": sides, "entities": entities}
             ask["names"] = self.cache["names"]
-        since = self.notes_from(role)
+        # notes from no round up to this one (q.notes False): none
+        since = self.notes_from(role) if q.notes else self.round + 1
         if since:
             ask["notes_from"] = since
-        if schema_args:
-            ask["schema_args"] = schema_args
-        if reviewable:
-            ask["reviewable"] = True
-        if memory_slot:
-            ask["memory_slot"] = memory_slot
-        if scripted:
-            ask["scripted"] = scripted
+        optional = {
+            "schema_args": q.schema_args,
+            "reviewable": q.reviewable,
+            "memory_slot": q.memory_slot,
+            "scripted": q.scripted,
+            "facts": q.facts,
+            "answer_start": q.answer_start,
+        }
+        ask.update({k: v for k, v in optional.items() if v})  # type: ignore[typeddict-item]
         return ask
 
     def answer(self, ask_id: str) -> dict[str, Any] | None:

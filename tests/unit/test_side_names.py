@@ -15,6 +15,7 @@ from wargraph.names import correct_names, display_name, meant_name, scenario_nam
 from wargraph.nodes.schemas import Plan, choice_schema
 from wargraph.scenario import load_scenario
 from wargraph.table import Table
+from wargraph.worlds import Question
 
 SIDES = ["Azuristan", "Crimsonia"]
 ENTITIES = ["Crimsonian", "Crimsonians", "Zafaristan"]
@@ -118,10 +119,10 @@ def test_structured_answers_are_not_touched(tmp_path):
 def test_the_table_gives_model_seats_the_names_and_scripted_seats_nothing():
     sc = load_scenario("azuristan_crimsonia")
     state = {"round": 1, "phase": "order", "events": []}
-    kw = dict(system="s", context="c", question="q", schema="plan", fallback={"plan": "x"})
-    ai = Table(sc, GameContext(model="embedded"), state).ask("azuristan", "plan", **kw)
+    q = Question(task="plan", system="s", question="q", schema="plan", fallback={"plan": "x"})
+    ai = Table(sc, GameContext(model="embedded"), state).ask_question("azuristan", q)
     assert ai["names"]["sides"] == SIDES and "Zafaristan" in ai["names"]["entities"]
-    scripted = Table(sc, GameContext(model="scripted"), state).ask("azuristan", "plan", **kw)
+    scripted = Table(sc, GameContext(model="scripted"), state).ask_question("azuristan", q)
     assert "names" not in scripted  # scripted asks, checkpoints and records stay as they were
 
 
