@@ -1,6 +1,6 @@
-"""`wargraph eval diplomacy`: the measures of finished Diplomacy games, printed and written, and
-the family's measures for experiments (`record_measures`). The measures themselves live with the
-game (`wargraph.worlds.diplomacy.measures`), whose debrief writes them at the end of play too."""
+"""`wargraph eval diplomacy`: the measures of finished Diplomacy games, printed and written. The
+measures live with the game (`wargraph.worlds.diplomacy.measures`, whose debrief writes them at
+the end of play too); `record_measures` is imported here for the family entry that names it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from wargraph.worlds.diplomacy.measures import (
     game_measures,
     measures_markdown,
+    record_measures,
     relationship_chart,
     saved_game_of,
 )
@@ -100,8 +101,3 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     )
     console.print(f"[green]wrote[/] {out_dir}/diplomacy_eval.json, diplomacy_eval.md")
     return summary
-
-
-def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
-    """The family's measures for experiments (`Family.measures`)."""
-    return game_measures(record)

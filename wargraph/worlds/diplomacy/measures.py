@@ -41,6 +41,7 @@ __all__ = [
     "game_measures",
     "measures_markdown",
     "write_measures",
+    "record_measures",
 ]
 
 SOLO_CENTRES = 18
@@ -429,3 +430,8 @@ def write_measures(
     if m["relationships"]["phases"]:
         out.append(relationship_chart(m["relationships"], folder / "relationships.png"))
     return out
+
+
+def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The family's measures for experiments (`Family.measures`)."""
+    return game_measures(record)
