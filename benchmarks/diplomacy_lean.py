@@ -60,10 +60,10 @@ LONG_TEXT_OVERRIDES = {"diplomacy.message_chars": 1000, "diplomacy.diary_chars":
 
 def engine_places() -> list[tuple[Any, str]]:
     """Where the game calls into the engine boundary: every public function of its modules as the
-    rest of the package holds it (re-exported by the package, imported by `world.py`, or reached
-    through a module alias such as `G.unit_lines`), and the shared position's `derived`. Calls
-    inside the boundary are not wrapped again (their time is inside their caller's span, and a
-    wrapper per inner call would add its own cost to the engine's)."""
+    rest of the package holds it (re-exported by the package, imported by the world's modules,
+    or reached through a module alias such as `G.unit_lines`), and the shared position's
+    `derived`. Calls inside the boundary are not wrapped again (their time is inside their
+    caller's span, and a wrapper per inner call would add its own cost to the engine's)."""
     import importlib
     import inspect
 

@@ -7,8 +7,8 @@
     processes the phase), one engine phase per round until `diplomacy.max_year`; then analyze
     (the game's scores and measures).
 
-The rules live in `wargraph/worlds/diplomacy/world.py` (the World) and `wargraph/worlds/diplomacy/`
-(the engine); critical state analysis in `wargraph/worlds/diplomacy/replay.py`.
+The rules live in `wargraph/worlds/diplomacy/` (`world.py` assembles the World from one module
+per part; the engine boundary beside them); critical state analysis in `replay.py` there.
 """
 
 from __future__ import annotations
@@ -29,22 +29,7 @@ from wargraph.worlds.diplomacy.replay import (  # noqa: F401  (used by wargraph.
     replay_stop,
     replay_summary,
 )
-from wargraph.worlds.diplomacy.world import (  # noqa: F401  (the family's public names)
-    GRAMMAR_TEXT_LIMIT,
-    RELATIONS,
-    SECRETARY,
-    DiplomacyConfig,
-    DiplomacyScenario,
-    DiplomacyWorld,
-    diary_text,
-    digest_chars,
-    game_id_for,
-    power_context,
-    relationships_of,
-    run_folder,
-    text_field,
-    write_map,
-)
+from wargraph.worlds.diplomacy.world import DIPLOMACY, DiplomacyScenario
 
 DEFAULT_SCENARIO = "diplomacy"
 
@@ -58,7 +43,7 @@ def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO)
     return build_game(
         dict(CARD_PHASES),
         roster=list(sc.roles),
-        world=DiplomacyWorld(),
+        world=DIPLOMACY,
         scenario=sc,
         end={"analyze": analyze},
     )

@@ -27,7 +27,7 @@ def seat_scores(
         return {s: float(measures[score.measure.format(seat=s)]) for s in seats}
     record = load_record(gdir)
     if score.kind == "centres":
-        from wargraph.evals.diplomacy import game_measures
+        from wargraph.worlds.diplomacy.measures import game_measures
 
         scores = game_measures(record)["scores"]
     else:

@@ -94,7 +94,7 @@ def test_blotto_fixed_and_best_response():
 
 
 def test_a_bot_answers_other_asks_like_the_scripted_decider():
-    import wargraph.worlds.diplomacy.world  # noqa: F401  (registers the orders schema)
+    import wargraph.worlds.diplomacy.schemas  # noqa: F401  (registers the orders schema)
     from wargraph.deciders import ScriptedDecider, schema_for
 
     ask = {

@@ -158,7 +158,7 @@ def test_unknown_schema_is_a_clear_error():
 
 
 def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
-    import wargraph.worlds.diplomacy.world  # noqa: F401  (registers the Diplomacy schemas)
+    import wargraph.worlds.diplomacy.schemas  # noqa: F401  (registers the Diplomacy schemas)
     from wargraph.deciders import flat_json_schema, schema_for
 
     def ask(recipients):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -15,7 +17,7 @@ from pydantic import ValidationError
 
 from wargraph.context import GameContext
 from wargraph.deciders import flat_json_schema, grammar_schema
-from wargraph.evals.diplomacy import eval_diplomacy, game_score, relationship_series
+from wargraph.evals.diplomacy import eval_diplomacy
 from wargraph.graphs import diplomacy as D
 from wargraph.records import RecordError, write_record
 from wargraph.runner import play
@@ -24,7 +26,9 @@ from wargraph.table import Table
 from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
 from wargraph.worlds.diplomacy import geography as G
-from wargraph.worlds.diplomacy import world as DG
+from wargraph.worlds.diplomacy import schemas as S
+from wargraph.worlds.diplomacy.measures import game_score, relationship_series
+from wargraph.worlds.diplomacy.world import DIPLOMACY
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
 
@@ -142,7 +146,7 @@ def phase_cases():
 def test_order_schema_is_the_legal_enum_for_every_phase_type(phase_cases, kind):
     saved, power = phase_cases[kind]
     legal = W.legal_orders(saved, power)
-    model = DG._orders_schema({"legal": legal})
+    model = S.orders_schema({"legal": legal})
     schema = flat_json_schema(model)
     expected = W.orders_json_schema(legal)
     expected.pop("title")
@@ -161,14 +165,14 @@ def test_order_schema_is_the_legal_enum_for_every_phase_type(phase_cases, kind):
 
 
 def test_text_schemas_bound_lengths_in_the_grammar():
-    diary = flat_json_schema(DG._diary_schema({"others": ["ENGLAND", "ITALY"], "chars": 100}))
+    diary = flat_json_schema(S.diary_schema({"others": ["ENGLAND", "ITALY"], "chars": 100}))
     assert diary["required"] == ["summary", "intent", "goals", "ENGLAND", "ITALY"]
-    assert diary["properties"]["ITALY"]["enum"] == list(DG.RELATIONS)
+    assert diary["properties"]["ITALY"]["enum"] == list(S.RELATIONS)
     assert diary["properties"]["summary"]["pattern"].endswith("{1,100}$")
     kept = grammar_schema(diary)["properties"]["summary"]
     assert "maxLength" not in kept and kept["pattern"]  # the grammar keeps the bound
     messages = flat_json_schema(
-        DG._messages_schema({"recipients": ["GLOBAL"], "limit": 1, "chars": 50})
+        S.messages_schema({"recipients": ["GLOBAL"], "limit": 1, "chars": 50})
     )
     item = messages["properties"]["messages"]["items"]
     assert item["properties"]["to"] == {"const": "GLOBAL", "type": "string"} or item["properties"][
@@ -176,9 +180,9 @@ def test_text_schemas_bound_lengths_in_the_grammar():
     ]["enum"] == ["GLOBAL"]
     assert messages["properties"]["messages"]["maxItems"] == 1
     cfg = scenario("diplomacy.diary_chars=200").diplomacy
-    digest = flat_json_schema(DG._digest_schema({"chars": DG.digest_chars(cfg)}))
+    digest = flat_json_schema(S.digest_schema({"chars": S.digest_chars(cfg)}))
     assert digest["properties"]["digest"]["pattern"].endswith("{1,300}$")  # bounded, not empty
-    long = flat_json_schema(DG._digest_schema({"chars": 1000}))
+    long = flat_json_schema(S.digest_schema({"chars": 1000}))
     assert "pattern" not in long["properties"]["digest"]  # too long for llama.cpp: cut on parse
 
 
@@ -191,10 +195,10 @@ def _press_table(press: str) -> Table:
         [f"diplomacy.press={press}", "diplomacy.message_chars=40", "diplomacy.max_messages=2"],
     )
     state = {"round": 1, "phase": "negotiate", "events": [], "world": {"diplomacy": W.new_game()}}
-    return Table(sc, GameContext(), state, DG.DiplomacyWorld())
+    return Table(sc, GameContext(), state, DIPLOMACY)
 
 
-def test_accept_messages_applies_wargraphs_press_rules():
+def test_press_accepts_by_wargraphs_press_rules():
     msgs = [
         {"to": "england", "text": "Channel stays empty?"},
         {"to": "FRANCE", "text": "note to self"},
@@ -203,17 +207,17 @@ def test_accept_messages_applies_wargraphs_press_rules():
         {"to": "GLOBAL", "text": "Peace in our time."},
         {"to": "GERMANY", "text": "one too many"},
     ]
-    world = DG.DiplomacyWorld()
-    ok, refused = world.accept_messages(_press_table("full"), "FRANCE", msgs)
+    press = DIPLOMACY.press
+    ok, refused = press.accept(_press_table("full"), "FRANCE", msgs)
     assert ok == [("ENGLAND", "Channel stays empty?"), ("GLOBAL", "Peace in our time.")]
     reasons = {text: why for _, text, why in refused}
     assert "itself" in reasons["note to self"]
     assert "too long" in reasons["x" * 41]
     assert "not a power" in reasons["hello"]
     assert "at most 2" in reasons["one too many"]
-    ok, refused = world.accept_messages(_press_table("public"), "FRANCE", msgs[:1])
+    ok, refused = press.accept(_press_table("public"), "FRANCE", msgs[:1])
     assert not ok and "public press only" in refused[0][2]
-    ok, refused = world.accept_messages(_press_table("none"), "FRANCE", msgs[4:5])
+    ok, refused = press.accept(_press_table("none"), "FRANCE", msgs[4:5])
     assert not ok and "no press" in refused[0][2]
     # eliminated powers receive nothing
     why = W.check_message("FRANCE", "ENGLAND", "hi", press="full", max_len=40, powers=["FRANCE"])
@@ -445,7 +449,7 @@ def test_diary_entries_relationships_and_yearly_digest(game_1902):
         assert e["audience"] == [e["author"]]
         rel = e["data"]["relationships"]
         assert set(rel) == set(W.POWERS) - {e["author"]}
-        assert set(rel.values()) <= set(DG.RELATIONS)
+        assert set(rel.values()) <= set(S.RELATIONS)
     digests = [e for e in events if e["kind"] == "diary_digest"]
     assert len(digests) == 7 and {d["data"]["through_year"] for d in digests} == {1901}
     assert all(d["data"]["phases"] == ["S1901M", "F1901M"] for d in digests)
@@ -475,7 +479,7 @@ def test_diary_entries_relationships_and_yearly_digest(game_1902):
         ]
     )
     assert series["phases"] == ["S1901M", "F1901M", "S1902M", "F1902M"]
-    values = [DG.RELATIONS.index(r) - 2 for r in last.values()]
+    values = [S.RELATIONS.index(r) - 2 for r in last.values()]
     assert series["outgoing"]["FRANCE"]["F1902M"] == pytest.approx(sum(values) / 6)
 
 
@@ -566,6 +570,23 @@ def test_maps_are_drawn_after_play_never_during_it(tmp_path, monkeypatch, maps):
     assert all(at == names[-1] for _, at in drawn)  # only from the finished game
     files = sorted(p.stem for p in (tmp_path / "out" / "maps").glob("*.svg"))
     assert files == sorted(want)
+
+
+def test_play_imports_no_evals(tmp_path):
+    """Everything a game needs to play and debrief lives with the game: the measures written at
+    its end too (a fresh interpreter, so no other test's imports count)."""
+    code = (
+        "import sys; from pathlib import Path; from wargraph.context import GameContext; "
+        "from wargraph.runner import play; "
+        "play('diplomacy', overrides=['diplomacy.max_year=1901', 'diplomacy.diary=false', "
+        "'diplomacy.negotiation_rounds=0'], context=GameContext(model='scripted'), db=None, "
+        f"thread_id='t', out_dir=Path({str(tmp_path)!r})); "
+        "print(sorted(m for m in sys.modules if m.startswith('wargraph.evals')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "measures.json").exists()  # the debrief did write the measures
 
 
 def test_same_seed_same_game_other_seed_differs(tmp_path):

@@ -1,4 +1,4 @@
-"""Diplomacy measures (evals/diplomacy.py) on hand-computed examples and real engine games."""
+"""Diplomacy measures (`worlds/diplomacy/measures.py`) on hand-computed examples and real games."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from wargraph.evals import diplomacy as M
 from wargraph.worlds import diplomacy as W
+from wargraph.worlds.diplomacy import measures as M
 
 
 def _state(name, units, centers, retreats=None):

@@ -1,5 +1,5 @@
 """The Diplomacy world: a thin, pure-Python boundary over the PyPI ``diplomacy`` engine (1.1.2),
-and the World that plays full-press Diplomacy on it (`world`).
+and the World that plays full-press Diplomacy on it (`world.DIPLOMACY`).
 
 Why this shape:
 
@@ -15,7 +15,11 @@ Why this shape:
 * What a power sees of the map (`geography`), press rules the engine does not enforce locally
   (`press`), SVG maps on request (`render`), critical state analysis for replays (`replay`).
 
-This package's top level is the engine boundary (no LangGraph); `world` holds the game.
+This package's top level is the engine boundary (no LangGraph). The game is one module per part
+of its World, assembled in `world`: `scenario` (the `diplomacy:` section, the new game),
+`powers` (the cast), `negotiation`, `diary`, `unit_orders`, `secretary`, `adjudication`,
+`debrief`; beside them `schemas` (the answers), `view` (a power's context within its token
+`budget`), `phase` (the engine phase a step reads) and `measures` (a finished game's).
 """
 
 from wargraph.worlds.diplomacy.engine import (

@@ -10,7 +10,8 @@ from typing import Any
 
 from wargraph.state import Event
 from wargraph.worlds import diplomacy as W
-from wargraph.worlds.diplomacy.world import RELATIONS, relationships_of
+from wargraph.worlds.diplomacy.schemas import RELATIONS
+from wargraph.worlds.diplomacy.view import relationships_of
 
 _PHASE_NAME = re.compile(r"[SFW]\d{4}[MRA]")
 

@@ -1,0 +1,109 @@
+"""The answers a power gives, as schemas registered with the deciders: orders (one enum of legal
+orders per unit, so a grammar-constrained model cannot give an illegal one; free text for
+people), messages, diary entries and the yearly digest. Flat, so llama.cpp grammars hold."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+
+from wargraph.deciders import register_schema
+from wargraph.worlds.diplomacy.engine import GLOBAL
+from wargraph.worlds.diplomacy.scenario import DiplomacyConfig
+
+RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
+ACTIONS = ("send", "pass")
+
+# The kernel leaves string lengths out of the grammar (llama.cpp's grammar parser fails on long
+# bounded repeats), so a small model rambles until max_tokens and its JSON is cut off. Short texts
+# carry an equivalent pattern instead, which llama.cpp turns into a bounded rule: the answer ends
+# in time and stays valid JSON. Parsing still cuts to maxLength (for people and other backends).
+GRAMMAR_TEXT_LIMIT = 300
+
+
+def bounded_text(max_chars: int, *, min_chars: int = 1) -> tuple[type, Any]:
+    """A text field of at most `max_chars`, bounded in the grammar too when it is short."""
+    extra = None
+    if max_chars <= GRAMMAR_TEXT_LIMIT:
+        extra = {"pattern": f'^[^"\\\\\\n]{{{min_chars},{max_chars}}}$'}
+    return (str, Field(min_length=min_chars, max_length=max_chars, json_schema_extra=extra))
+
+
+def digest_chars(cfg: DiplomacyConfig) -> int:
+    """The digest may be twice a diary summary, but stays short enough for a bounded grammar."""
+    return max(cfg.diary_chars, min(2 * cfg.diary_chars, GRAMMAR_TEXT_LIMIT))
+
+
+def orders_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """One field per unit (or build/disband slot) whose value must be one of its legal orders:
+    exactly `orders_json_schema(legal)` (an enum per key, even for a single option)."""
+    legal: dict[str, list[str]] = args.get("legal") or {}
+    fields: dict[str, Any] = {}
+    for key, opts in legal.items():
+        options = tuple(opts) or (f"{key} H",)
+        kind = Annotated[
+            Literal[options],  # type: ignore[valid-type]
+            WithJsonSchema({"type": "string", "enum": list(options)}),
+        ]
+        fields[key] = (kind, ...)
+    return create_model("Orders", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def orders_text_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """For people: one free-text order per unit or slot, checked by the secretary (the engine),
+    which sends refused orders back with the reason."""
+    legal: dict[str, list[str]] = args.get("legal") or {}
+    fields = {key: (str, Field(default="", max_length=80)) for key in legal}
+    return create_model("OrdersText", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """Sending is the normal answer: at least one message (to a power by name or GLOBAL), then
+    `action`, send first. Passing is an explicit choice (`action: pass`; the messages are not
+    sent): a schema whose shortest answer is an empty list is what a grammar-bound small model
+    picks."""
+    recipients = tuple(args.get("recipients") or (GLOBAL,))
+    message = create_model(
+        "Message",
+        to=(Literal[recipients], ...),  # type: ignore[valid-type]
+        text=bounded_text(int(args.get("chars", 300))),
+    )
+    limit = max(1, int(args.get("limit", 2)))
+
+    def grammar_only(schema: dict[str, Any]) -> None:
+        # the grammar asks for the choice and one message at least; a person (or a backend
+        # without grammars) may leave `action` out (send) and give no message
+        schema["required"] = ["messages", "action"]
+        schema["properties"]["messages"]["minItems"] = 1
+
+    return create_model(
+        "Messages",
+        __config__=ConfigDict(json_schema_extra=grammar_only),
+        messages=(list[message], Field(default_factory=list, max_length=limit)),  # type: ignore[valid-type]
+        action=(Literal[ACTIONS], "send"),  # type: ignore[valid-type]
+    )
+
+
+def diary_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """Summary first: the agent keeps the first text field as its private note."""
+    chars = int(args.get("chars", 240))
+    fields: dict[str, Any] = {
+        "summary": bounded_text(chars),
+        "intent": bounded_text(max(40, chars // 2), min_chars=0),
+        "goals": bounded_text(max(40, chars // 2), min_chars=0),
+    }
+    for other in args.get("others") or []:  # every field required: the grammar asks for all
+        fields[other] = (Literal[RELATIONS], ...)  # type: ignore[valid-type]
+    return create_model("Diary", **fields)
+
+
+def digest_schema(args: dict[str, Any]) -> type[BaseModel]:
+    return create_model("Digest", digest=bounded_text(int(args.get("chars", 480))))
+
+
+register_schema("diplomacy_orders", orders_schema)
+register_schema("diplomacy_orders_text", orders_text_schema)
+register_schema("diplomacy_messages", messages_schema)
+register_schema("diplomacy_diary", diary_schema)
+register_schema("diplomacy_digest", digest_schema)
