@@ -4,7 +4,7 @@ Each round: order (every country acts at once on its own beliefs) -> secretary_v
 rules and the country's board and stick; reasons back, revisions, then amend) -> adjudicate (the
 world applies every action; each country's beliefs take what reached it). The game ends at the
 round limit or when the board and stick stay unchanged. Rules: the package
-`wargraph/worlds/waragent/`; the scenario and the World: its `game.py`.
+`wargraph/worlds/waragent/`; the scenario and the World made of its parts: its `game.py`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.worlds.waragent.game import (  # noqa: F401  (the family's public names)
     SETTINGS,
     WAIT,
+    WARAGENT,
     SecretaryVerdict,
     WarAgentScenario,
-    WarAgentWorld,
 )
 
 DEFAULT_SCENARIO = "wwi"
@@ -38,7 +38,7 @@ def build(scenario: WarAgentScenario | str | dict[str, Any] = DEFAULT_SCENARIO) 
     return build_game(
         {"order": order, "secretary_validate": secretary_validate, "adjudicate": adjudicate},
         roster=list(sc.roles),
-        world=WarAgentWorld(),
+        world=WARAGENT,
         scenario=sc,
     )
 

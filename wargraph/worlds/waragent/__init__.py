@@ -5,8 +5,9 @@ vocabulary, the Action and its flat schema), `board` (the board and the stick, a
 action, who observes it), `secretary` (validate, normalise, amend), `rounds` (the World, the
 round, the stopping rule), `scripted` (a seeded always-valid player), `prompt_text` (the board
 and the action list as prompt text), `anonymise` (real <-> neutral names) and `config` (the
-scenario's `waragent:` section). `game` holds the scenario and the World that plays it on the
-graph; it is not imported here, so the rules load without the framework."""
+scenario's `waragent:` section). The game on the graph is not imported here, so the rules load
+without the framework: `scenario` (the scenario and its opening), the World's parts `countries`
+(cast), `orders`, `secretariat` (secretary) and `resolution`, and `game`, which composes them."""
 
 from wargraph.worlds.waragent.actions import (
     ACTION_HELP,
