@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from wargraph.bots import is_bot
 from wargraph.context import GameContext
 from wargraph.deciders import Ask, Seat, stable_seed
 from wargraph.names import scenario_names
-from wargraph.scenario import Scenario, validate_data
+from wargraph.scenario import Scenario, ScenarioError, validate_data
 from wargraph.state import Event, GameState
 from wargraph.views import view_for
 
@@ -24,6 +24,9 @@ def _narrative() -> World:
     from wargraph.worlds.base import NARRATIVE  # the worlds import the table's module
 
     return NARRATIVE
+
+
+S = TypeVar("S", bound=Scenario)
 
 
 def ask_id(round_: int, phase: str, task: str, role: str, key: str = "") -> str:
@@ -51,6 +54,15 @@ class Table:
     # what a world computes once per step (e.g. the loaded engine, legal orders): a Table lives
     # for one phase step, so nothing here outlives the state it was computed from
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def scenario_as(self, cls: type[S]) -> S:
+        """The scenario as the family's class a world's parts rely on (a clear error when a
+        graph is handed another family's scenario)."""
+        s = self.scenario
+        if not isinstance(s, cls):
+            want = cls.model_fields["family"].default
+            raise ScenarioError(f"the {want} world plays family {want!r}, not {s.family!r}")
+        return s
 
     @property
     def phase(self) -> str:

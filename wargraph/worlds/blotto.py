@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from wargraph.bots import is_bot
 from wargraph.deciders import register_schema
 from wargraph.prompts import render_prompt
-from wargraph.scenario import Scenario, ScenarioError
+from wargraph.scenario import Scenario
 from wargraph.state import EVERYONE, Event, make_event
 from wargraph.table import Table
 from wargraph.views import quote
@@ -113,10 +113,7 @@ class BlottoScenario(Scenario):
 
 
 def _blotto(table: Table) -> BlottoScenario:
-    s = table.scenario
-    if not isinstance(s, BlottoScenario):
-        raise ScenarioError(f"the blotto graph plays family 'blotto', not {s.family!r}")
-    return s
+    return table.scenario_as(BlottoScenario)
 
 
 # --- the answer schema: one whole number per front -------------------------------------------------

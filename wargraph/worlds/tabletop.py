@@ -19,7 +19,7 @@ from pydantic import (
 
 from wargraph.deciders import stable_seed
 from wargraph.prompts import render_prompt
-from wargraph.scenario import MemoryPolicy, Scenario, ScenarioError
+from wargraph.scenario import MemoryPolicy, Scenario
 from wargraph.state import Event, make_event
 from wargraph.table import Table
 from wargraph.views import render_events
@@ -246,10 +246,7 @@ def _digest(rolls: list[Event]) -> str:
 
 
 def _tabletop(table: Table) -> TabletopScenario:
-    s = table.scenario
-    if not isinstance(s, TabletopScenario):
-        raise ScenarioError(f"the tabletop graph plays family 'tabletop', not {s.family!r}")
-    return s
+    return table.scenario_as(TabletopScenario)
 
 
 def _dealt(table: Table) -> list[str]:

@@ -108,10 +108,7 @@ class DiplomacyScenario(Scenario):
 
 def scenario_of(table: Table) -> DiplomacyScenario:
     """The table's scenario, which the Diplomacy world's parts need to be a Diplomacy one."""
-    s = table.scenario
-    if not isinstance(s, DiplomacyScenario):
-        raise TypeError(f"the diplomacy graph needs a diplomacy scenario, not {s.family!r}")
-    return s
+    return table.scenario_as(DiplomacyScenario)
 
 
 def game_id_for(scenario: DiplomacyScenario) -> str:

@@ -107,10 +107,7 @@ class WarAgentScenario(Scenario):
 
 
 def war(table: Table) -> WarAgentScenario:
-    s = table.scenario
-    if not isinstance(s, WarAgentScenario):
-        raise TypeError(f"the waragent graph needs a waragent scenario, not family {s.family!r}")
-    return s
+    return table.scenario_as(WarAgentScenario)
 
 
 def world_of(table: Table) -> World:
