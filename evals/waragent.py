@@ -46,8 +46,8 @@ from wargraph.worlds.waragent import (
     Anonymiser,
     Board,
     GroundTruth,
+    Situation,
     WarAgentConfig,
-    World,
 )
 
 HEADLINE = "alliance_ami"
@@ -216,7 +216,7 @@ def load_run(path: Path) -> dict[str, Any]:
         raise RecordError(f"{file}: the record has no waragent world (true board, history)")
     try:
         config = WarAgentConfig.model_validate(scenario["waragent"])
-        world = World.model_validate(world_data)
+        world = Situation.model_validate(world_data)
     except ValidationError as err:
         raise RecordError(f"{file}: damaged waragent record ({_first_error(err)})") from None
     title = str(scenario.get("title", ""))
@@ -237,7 +237,7 @@ def scenario_key(run: Mapping[str, Any]) -> str:
     """What must be equal for two runs to be averaged: the countries and the ground truth they
     are scored against (variants such as another trigger keep both, so they may be averaged)."""
     config: WarAgentConfig = run["config"]
-    world: World = run["world"]
+    world: Situation = run["world"]
     opening = world.history[0].board.model_dump(mode="json") if world.history else None
     return json.dumps(
         [
@@ -269,7 +269,7 @@ def check_one_scenario(runs: Sequence[Mapping[str, Any]]) -> None:
 
 
 def score_run(run: Mapping[str, Any]) -> dict[str, Any]:
-    world: World = run["world"]
+    world: Situation = run["world"]
     config: WarAgentConfig = run["config"]
     opening = world.history[0].board if world.history else None
     scores = score_board(world.true, config.ground_truth, config.great_powers, opening)
@@ -346,7 +346,7 @@ def _short(name: str) -> str:
     return name if len(name) <= 10 else "".join(w[0] for w in name.replace("-", " ").split())
 
 
-def board_figure(world: World, path: Path, title: str = "") -> Path:
+def board_figure(world: Situation, path: Path, title: str = "") -> Path:
     """Relation matrix per round (one panel each); colour and letter per relation, M = mobilized."""
     import matplotlib
 
@@ -392,7 +392,7 @@ def board_figure(world: World, path: Path, title: str = "") -> Path:
     return path
 
 
-def graph_figure(world: World, path: Path, title: str = "") -> Path:
+def graph_figure(world: Situation, path: Path, title: str = "") -> Path:
     """Relationship graph per round: countries on a circle, one edge style per relation.
 
     War edges are arrows from declarer to target; filled nodes are mobilized countries.

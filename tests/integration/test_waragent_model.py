@@ -12,7 +12,7 @@ from wargraph.context import GameContext
 from wargraph.runner import play
 from wargraph.scenario import load_scenario
 from wargraph.trace import read_trace
-from wargraph.worlds.waragent import World, new_world, validate
+from wargraph.worlds.waragent import Situation, new_world, validate
 
 pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -51,7 +51,7 @@ def test_one_wwi_round_on_the_embedded_model(tmp_path):
     assert {v["audience"][0] for v in verdicts} == set(countries)
     assert all(v["data"]["status"] in ("accepted", "amended") for v in verdicts)
     # What reached the board passed the rules on each country's own beliefs.
-    world = World.model_validate(result.values["world"]["waragent"])
+    world = Situation.model_validate(result.values["world"]["waragent"])
     start_world = new_world(world.countries)
     for actor, actions in world.history[1].actions.items():
         reasons = validate(actor, actions, start_world.beliefs[actor], world.countries)

@@ -9,7 +9,7 @@ import pytest
 from wargraph.worlds.waragent import (
     DEFAULT_VISIBILITY,
     Action,
-    World,
+    Situation,
     apply_round,
     describe_board,
     empty_board,
@@ -182,7 +182,7 @@ def test_apply_round_does_not_mutate_its_input():
 
 def test_world_json_round_trip():
     w = apply_round(new_world(C), {"A": [act("declare_war", "B", "for honour")]}, VIS)
-    again = World.model_validate(json.loads(w.model_dump_json()))
+    again = Situation.model_validate(json.loads(w.model_dump_json()))
     assert again == w and again.true.relation("A", "B") == "war"
 
 

@@ -15,7 +15,7 @@ from wargraph.graphs.waragent import WarAgentScenario, build
 from wargraph.runner import play
 from wargraph.scenario import ScenarioError, load_scenario
 from wargraph.trace import read_trace
-from wargraph.worlds.waragent import World, apply_round, new_world, validate
+from wargraph.worlds.waragent import Situation, apply_round, new_world, validate
 
 WAIT = {"actions": [{"type": "wait", "target": "none", "message": ""}]}
 N = len(load_scenario("wwi").players)  # countries at the 1914 table
@@ -33,7 +33,7 @@ def run(tmp_path: Path, overrides=(), seed: int = 0, humans=(), human_io=None, n
     )
 
 
-def replay_checks(world: World) -> int:
+def replay_checks(world: Situation) -> int:
     """Replay the history from the start: every applied set passed the rules on the actor's own
     beliefs at that moment, and the replay rebuilds each recorded true board. Returns the
     number of applied actions."""
@@ -60,7 +60,7 @@ def test_whole_wwi_game_on_the_scripted_decider(tmp_path):
     # (its speed is measured in benchmarks/, not asserted here)
     result = run(tmp_path, seed=3)
     assert result.finished and not result.values.get("error")
-    world = World.model_validate(result.values["world"]["waragent"])
+    world = Situation.model_validate(result.values["world"]["waragent"])
     assert world.round == 6 and [h.round for h in world.history] == list(range(7))
     # The board evolves: it changes from round to round and ends far from empty.
     keys = [h.board.state_key() for h in world.history]
@@ -98,7 +98,7 @@ def test_the_other_scenarios_play(tmp_path, name):
         out_dir=tmp_path / name,
     )
     assert result.finished and not result.values.get("error")
-    world = World.model_validate(result.values["world"]["waragent"])
+    world = Situation.model_validate(result.values["world"]["waragent"])
     assert world.round == 2 and replay_checks(world) > 0
     assert eval_waragent([tmp_path / name], tmp_path / "eval")["runs"][0]["rounds"] == 2
 
@@ -114,7 +114,7 @@ def test_amend_after_the_revision_limit(tmp_path):
     assert amended and all(v["data"]["revisions"] == 0 for v in verdicts)
     assert all("amended" in v["text"] for v in amended)
     assert not any(t["task"] == "revise" for t in read_trace(tmp_path / "out" / "trace.jsonl"))
-    world = World.model_validate(result.values["world"]["waragent"])
+    world = Situation.model_validate(result.values["world"]["waragent"])
     # Amended sets pass every per-action rule (an unmet alliance obligation is waived).
     w = new_world(world.countries, world.history[0].board)
     for log in world.history[1:]:
@@ -300,7 +300,7 @@ def test_a_model_secretary_reviews_after_the_rules(tmp_path):
     reviews = [t for t in trace if t["task"] == "review"]
     assert reviews and {t["role"] for t in reviews} == {"secretary"}
     assert all("The leader of" in t["messages"][-1]["content"] for t in reviews)
-    world = World.model_validate(result.values["world"]["waragent"])
+    world = Situation.model_validate(result.values["world"]["waragent"])
     w = new_world(world.countries, world.history[0].board)
     for log in world.history[1:]:
         for actor, actions in log.actions.items():

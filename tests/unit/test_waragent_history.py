@@ -18,7 +18,7 @@ from wargraph.context import GameContext
 from wargraph.evals.waragent import load_run, score_run
 from wargraph.runner import play
 from wargraph.scenario import load_scenario
-from wargraph.worlds.waragent import World
+from wargraph.worlds.waragent import Situation
 
 # round -> country -> actions, as (type, target) pairs. Rounds follow each file's window.
 Plan = dict[int, dict[str, list[tuple[str, str]]]]
@@ -115,7 +115,7 @@ def _actions(acts: list[tuple[str, str]]) -> list[dict[str, str]]:
 
 def play_plan(
     tmp_path: Path, name: str, plan: Plan, label: str, overrides: tuple[str, ...] = ()
-) -> tuple[World, dict[str, Any]]:
+) -> tuple[Situation, dict[str, Any]]:
     """Play the scenario with every country a scripted person following `plan` (asked again
     after a rejection, it proposes the same actions: the secretary then amends, waiving the
     unmet obligation). Returns the final world and the run's scores from its record."""
@@ -135,13 +135,13 @@ def play_plan(
         human_io=people,
     )
     assert result.finished and not result.values.get("error")
-    world = World.model_validate(result.values["world"]["waragent"])
+    world = Situation.model_validate(result.values["world"]["waragent"])
     # The scoring code of `wargraph eval waragent` and of experiments, on the written record
     # (eval_waragent itself, with its figures, is tested in test_waragent_eval.py).
     return world, score_run(load_run(out))
 
 
-def applied(world: World) -> dict[int, dict[str, list[tuple[str, str]]]]:
+def applied(world: Situation) -> dict[int, dict[str, list[tuple[str, str]]]]:
     """What the world actually applied, per round and country, waits left out."""
     out: dict[int, dict[str, list[tuple[str, str]]]] = {}
     for log in world.history[1:]:

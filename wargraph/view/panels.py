@@ -137,13 +137,13 @@ SYMBOL = {"war": "W", "alliance": "A", "peace": "P", "treaty": "T"}
 def waragent_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: Lines) -> Panels:
     """The true board (relation of every pair) and the stick (who is mobilized) after each
     round, in the round's last phase; the opening board in the setup."""
-    from wargraph.worlds.waragent.rounds import World
+    from wargraph.worlds.waragent.rounds import Situation
 
     out: Panels = defaultdict(list)
     world = record.get("world") or {}
     world = world.get("waragent", world) if isinstance(world, dict) else {}
     try:
-        w = World.model_validate(world)
+        w = Situation.model_validate(world)
     except Exception:  # noqa: BLE001 — an old or damaged world: the generic view still shows
         return out
     rounds = _by_round(phases)

@@ -2,7 +2,7 @@
 country acts at once on its own beliefs and a secretary holds each proposal to the rules. The
 rules are pure game logic on JSON-friendly pydantic models, no LangGraph: `actions` (the
 vocabulary, the Action and its flat schema), `board` (the board and the stick, applying an
-action, who observes it), `secretary` (validate, normalise, amend), `rounds` (the World, the
+action, who observes it), `secretary` (validate, normalise, amend), `rounds` (the Situation: true board, beliefs, history; the
 round, the stopping rule), `scripted` (a seeded always-valid player), `prompt_text` (the board
 and the action list as prompt text), `anonymise` (real <-> neutral names) and `config` (the
 scenario's `waragent:` section). The game on the graph is not imported here, so the rules load
@@ -43,7 +43,7 @@ from wargraph.worlds.waragent.config import (
     scale_phrase,
 )
 from wargraph.worlds.waragent.prompt_text import action_menu, describe_board
-from wargraph.worlds.waragent.rounds import RoundLog, World, apply_round, new_world, should_stop
+from wargraph.worlds.waragent.rounds import RoundLog, Situation, apply_round, new_world, should_stop
 from wargraph.worlds.waragent.scripted import scripted_proposal, valid_options
 from wargraph.worlds.waragent.secretary import AllyAtWarPolicy, Verdict, amend, normalise, validate
 
@@ -69,7 +69,7 @@ __all__ = [
     "Verdict",
     "Visibility",
     "WarAgentConfig",
-    "World",
+    "Situation",
     "action_menu",
     "amend",
     "apply_action",

@@ -20,7 +20,7 @@ class RoundLog(BaseModel):
     board: Board
 
 
-class World(BaseModel):
+class Situation(BaseModel):
     """The true board, each country's beliefs, and the per-round history."""
 
     countries: list[str]
@@ -30,7 +30,7 @@ class World(BaseModel):
     round: int = 0
     unchanged: int = 0  # rounds in a row the board and stick did not change
 
-    def renamed(self, f: Any) -> World:
+    def renamed(self, f: Any) -> Situation:
         """The same world with every country name passed through `f` (e.g. anonymised back)."""
 
         def acts(a: Action) -> Action:
@@ -38,7 +38,7 @@ class World(BaseModel):
                 update={"target": f(a.target) if a.target != NO_TARGET else a.target}
             )
 
-        return World(
+        return Situation(
             countries=[f(c) for c in self.countries],
             true=self.true.renamed(f),
             beliefs={f(c): b.renamed(f) for c, b in self.beliefs.items()},
@@ -55,18 +55,18 @@ class World(BaseModel):
         )
 
     @model_validator(mode="after")
-    def _every_country_believes(self) -> World:
+    def _every_country_believes(self) -> Situation:
         missing = set(self.countries) - set(self.beliefs)
         if missing:
             raise ValueError(f"beliefs missing for {sorted(missing)}")
         return self
 
 
-def new_world(countries: Iterable[str], initial: Board | None = None) -> World:
+def new_world(countries: Iterable[str], initial: Board | None = None) -> Situation:
     """Everyone starts from the same (public) initial board."""
     countries = list(countries)
     start = initial.model_copy(deep=True) if initial else empty_board(countries)
-    return World(
+    return Situation(
         countries=countries,
         true=start,
         beliefs={c: start.model_copy(deep=True) for c in countries},
@@ -86,8 +86,8 @@ def _apply_rank(a: Action) -> int:
 
 
 def apply_round(
-    world: World, proposals: Mapping[str, list[Action]], visibility: Mapping[str, str]
-) -> World:
+    world: Situation, proposals: Mapping[str, list[Action]], visibility: Mapping[str, str]
+) -> Situation:
     """All countries' (already validated) actions at once; returns a new world.
 
     The true board takes every action; each country's beliefs take the public actions and
@@ -119,7 +119,7 @@ def apply_round(
     return new
 
 
-def should_stop(world: World, max_rounds: int, unchanged_rounds: int) -> str | None:
+def should_stop(world: Situation, max_rounds: int, unchanged_rounds: int) -> str | None:
     """Why the game ends now, or None. `unchanged_rounds` <= 0 disables the stillness rule."""
     if world.round >= max_rounds:
         return f"round limit ({max_rounds}) reached"

@@ -12,7 +12,7 @@ from wargraph.state import make_event
 from wargraph.worlds import Opening
 from wargraph.worlds.waragent.anonymise import Anonymiser
 from wargraph.worlds.waragent.config import PROFILE_SECTIONS, WarAgentConfig, scale_phrase
-from wargraph.worlds.waragent.rounds import World, new_world
+from wargraph.worlds.waragent.rounds import Situation, new_world
 
 if TYPE_CHECKING:
     from wargraph.table import Table
@@ -110,11 +110,11 @@ def war(table: Table) -> WarAgentScenario:
     return table.scenario_as(WarAgentScenario)
 
 
-def world_of(table: Table) -> World:
-    return World.model_validate(table.state["world"]["waragent"])
+def world_of(table: Table) -> Situation:
+    return Situation.model_validate(table.state["world"]["waragent"])
 
 
-def world_update(world: World) -> dict[str, Any]:
+def world_update(world: Situation) -> dict[str, Any]:
     """The `world` update that stores a WarAgent world."""
     return {"waragent": world.model_dump(mode="json")}
 
