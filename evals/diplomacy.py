@@ -516,6 +516,30 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     return summary
 
 
+def eval_command(
+    records: list[Path], out_dir: Path, *, promises_model: str | None = None
+) -> dict[str, Any]:
+    """`wargraph eval diplomacy RECORD... [--promises-model MODEL]` (the family's
+    `eval_command`): `eval_diplomacy`, and with a model the promises made in messages judged
+    kept or broken, into `promises.json`."""
+    import json
+
+    from rich.console import Console
+
+    from wargraph.evals.promises import promise_measures
+    from wargraph.records import load_record
+    from wargraph.terminal import text
+
+    summary = eval_diplomacy(records, out_dir)
+    if promises_model:
+        judged = {str(r): promise_measures(load_record(r), model=promises_model) for r in records}
+        (Path(out_dir) / "promises.json").write_text(json.dumps(judged, indent=2, default=str))
+        console = Console()
+        for name, m in judged.items():
+            console.print(text(f"promises in {name}: betrayal rates {m['betrayal_rates']}"))
+    return summary
+
+
 def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """The family's measures for experiments (`Family.measures`)."""
     return game_measures(record)

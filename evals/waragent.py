@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
 
 from wargraph.records import RecordError
 from wargraph.worlds.waragent import (
@@ -88,6 +87,10 @@ def jaccard(a: Iterable[Any], b: Iterable[Any]) -> float:
 def alliance_scores(
     countries: Sequence[str], predicted_links: Iterable[Sequence[str]], truth: GroundTruth
 ) -> dict[str, float]:
+    # imported here: scikit-learn takes ~0.6 s, and loading the family (every `wargraph play
+    # wwi`) imports this module to check its references
+    from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
+
     true_labels = blocs(countries, truth.alliances)
     pred_labels = blocs(countries, predicted_links)
     return {

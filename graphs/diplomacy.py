@@ -8,7 +8,8 @@
     (the game's scores and measures).
 
 The rules live in `wargraph/worlds/diplomacy/world.py` (the World) and `wargraph/worlds/diplomacy/`
-(the engine); critical state analysis in `wargraph/worlds/diplomacy/replay.py`.
+(the engine); critical state analysis in `wargraph/worlds/diplomacy/replay.py`, whose hooks the
+family's entry (`graphs/diplomacy_family.py`) declares.
 """
 
 from __future__ import annotations
@@ -21,14 +22,6 @@ from wargraph.graphkit import build_game
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.worlds.diplomacy.replay import (  # noqa: F401  (used by wargraph.replay)
-    checkpoint_label,
-    critical_state,
-    replay_files,
-    replay_outcome,
-    replay_stop,
-    replay_summary,
-)
 from wargraph.worlds.diplomacy.world import (  # noqa: F401  (the family's public names)
     GRAMMAR_TEXT_LIMIT,
     RELATIONS,
