@@ -206,7 +206,7 @@ def load_run(path: Path) -> dict[str, Any]:
         raise RecordError(f"{file}: not a wargraph game record (no scenario in it)")
     family = scenario.get("family", "crisis")
     if family != "waragent" or not isinstance(scenario.get("waragent"), Mapping):
-        hint = f"; use `wargraph eval {family}`" if family == "diplomacy" else ""
+        hint = f"; use `wargraph eval {family}`" if _has_eval(str(family)) else ""
         raise RecordError(
             f"{file}: a record of a {family!r} game ({scenario.get('title', 'untitled')}); "
             f"`wargraph eval waragent` scores only waragent games (wwi, wwii, warring_states)"
@@ -476,6 +476,16 @@ def graph_figure(world: World, path: Path, title: str = "") -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _has_eval(family: str) -> bool:
+    """Whether another family's entry declares an eval command (for the hint above)."""
+    from wargraph.families import FamilyError, get
+
+    try:
+        return family != "waragent" and bool(get(family).eval_command)
+    except FamilyError:
+        return False
 
 
 # --- entry point -----------------------------------------------------------------------------

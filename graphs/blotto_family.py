@@ -1,5 +1,6 @@
-"""The blotto family's entry (`wargraph.families`): where each of its parts lives. Kept apart
-from the graph module so that reading it imports no game code."""
+"""Where Colonel Blotto lives: `wargraph/worlds/blotto.py` (scenario, world, measures),
+`graphs/blotto.py`, its allocation panels in `wargraph/view/panels.py`. Entry point `blotto`;
+imports no game code."""
 
 from wargraph.families import Family
 

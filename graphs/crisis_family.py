@@ -1,5 +1,6 @@
-"""The crisis family's entry (`wargraph.families`): where each of its parts lives. Kept apart
-from the graph module so that reading it imports no game code."""
+"""Where the crisis game lives: the generic scenario, `graphs/crisis.py`, the shipped
+scenarios; the narrative world needs nothing else. Read by `wargraph.families` (entry point
+`crisis` in pyproject.toml); a module of its own so that reading it imports no game code."""
 
 from wargraph.families import Family
 

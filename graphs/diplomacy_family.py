@@ -1,5 +1,7 @@
-"""The diplomacy family's entry (`wargraph.families`): where each of its parts lives. Kept apart
-from the graph module so that reading it imports no game code."""
+"""Where Diplomacy lives: `wargraph/worlds/diplomacy/` (the world, the engine, the replay hooks
+of critical state analysis), `graphs/diplomacy.py`, `wargraph/view/diplomacy.py` (map panels,
+fork points), `evals/diplomacy.py` (measures, `wargraph eval diplomacy`), and the options
+`wargraph play` takes for it. Entry point `diplomacy`; imports no game code."""
 
 from wargraph.families import Family, Option
 

@@ -1,5 +1,5 @@
-"""The flow family's entry (`wargraph.families`): where each of its parts lives. Kept apart from
-the graph module so that reading it imports no game code."""
+"""Where the flow composer lives: the generic scenario (its `flow.phases`) and
+`graphs/flow.py`. Entry point `flow` in pyproject.toml; imports no game code."""
 
 from wargraph.families import Family
 

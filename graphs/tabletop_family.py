@@ -1,5 +1,6 @@
-"""The tabletop family's entry (`wargraph.families`): where each of its parts lives. Kept apart
-from the graph module so that reading it imports no game code."""
+"""Where the tabletop exercise lives: its scenario class (cards, a die) in
+`wargraph/worlds/tabletop.py`, `graphs/tabletop.py`, the shipped scenarios. The entry point
+`tabletop` in pyproject.toml names this; it imports no game code."""
 
 from wargraph.families import Family
 

@@ -1,5 +1,6 @@
-"""The waragent family's entry (`wargraph.families`): where each of its parts lives. Kept apart
-from the graph module so that reading it imports no game code."""
+"""Where the WarAgent simulations live: `wargraph/worlds/waragent/`, `graphs/waragent.py`, the
+board panels of `wargraph view`, and `evals/waragent.py` (accuracy against history: measures,
+report figure, `wargraph eval waragent`). Entry point `waragent`; imports no game code."""
 
 from wargraph.families import Family
 
