@@ -256,6 +256,7 @@ def play(
             own = familyargs.values(command, family, "play_options", "wargraph play")
             overrides += [f"{key}={value}" for key, value in own.items()]
         sc = check_scenario(scenario, overrides)
+        familyargs.check(command, sc.family, "play_options", "wargraph play")
         with console.status(f"playing {safe(scenario)} on {safe(model)} ..."):
             result = run_play(
                 sc,  # checked once, with its overrides applied

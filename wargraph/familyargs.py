@@ -63,9 +63,22 @@ def values(ctx: typer.Context, family: str, field: str, command: str) -> dict[st
     """`{option key: value}` of the family options given to the command, read against the
     family's declared ones (`field`: "play_options" or "eval_options")."""
     extra, own = ctx.meta.get(_META, ([], []))
-    if not extra:
-        return {}
-    return parse(getattr(families.load(family), field), extra, family, field, command, own)
+    options = check(ctx, family, field, command)
+    return parse(options, extra, family, field, command, own) if extra else {}
+
+
+def check(ctx: typer.Context, family: str, field: str, command: str) -> tuple[Option, ...]:
+    """The family's options of that kind, none named like one of the command's own (which would
+    always win, leaving the family's unreachable)."""
+    own = ctx.meta.get(_META, ([], []))[1]
+    options: tuple[Option, ...] = getattr(families.load(family), field)
+    for opt in options:
+        if opt.flag in own:
+            raise FamilyError(
+                f"family {family!r}: its {field} {opt.flag} is an option of {command} itself; "
+                "the family must name it otherwise"
+            )
+    return options
 
 
 def parse(

@@ -56,6 +56,7 @@ BAD_FLAG = Family("badflag", **BASE, play_options=(Option("-r", "rounds"),))
 BAD_EVAL_KEY = Family(
     "badeval", **BASE, eval_command=f"{HERE}:eval_records", eval_options=(Option("--x", "nope"),)
 )
+CLASH = Family("clash", **BASE, play_options=(Option("--rounds", "rounds"),))
 BAD_CRISIS = dataclasses.replace(
     Family("crisis", **BASE, scenarios="wargraph.scenarios"),
     critical_state="wargraph.worlds.diplomacy.replay:critical_stat",
@@ -253,6 +254,19 @@ def test_an_option_the_family_does_not_declare_is_a_clear_error(tmp_path, args, 
     played = runner.invoke(app, ["play", *args, "--model", "scripted", "--db", str(tmp_path / "x")])
     assert played.exit_code == 2, played.output
     assert message in " ".join(played.output.split()) and "Traceback" not in played.output
+
+
+def test_a_family_option_named_like_the_commands_own_is_refused(entry_points, tmp_path):
+    entry_points(clash=f"{HERE}:CLASH")
+    path = tmp_path / "c.yaml"
+    path.write_text("family: clash\ntitle: C\nsetting: A test.\nplayers: {a: {}}\n")
+    played = runner.invoke(
+        app, ["play", str(path), "--model", "scripted", "--db", str(tmp_path / "x")]
+    )
+    assert played.exit_code == 2, played.output
+    assert "family 'clash': its play_options --rounds is an option of wargraph play itself" in (
+        " ".join(played.output.split())
+    )
 
 
 def test_play_help_lists_the_families_options():
