@@ -301,7 +301,7 @@ def load(name: str) -> Family:
             return fam
         _loading.add(fam)
         try:
-            for field, _kind in REFERENCES.items():
+            for field in REFERENCES:
                 if getattr(fam, field):
                     _resolve(fam, field)
             _check_options(fam)
