@@ -1,6 +1,6 @@
 """`wargraph eval diplomacy`: the measures of finished Diplomacy games, printed and written. The
 measures live with the game (`wargraph.worlds.diplomacy.measures`, whose debrief writes them at
-the end of play too); `record_measures` is imported here for the family entry that names it."""
+the end of play too); `record_measures` is imported here for older references to it."""
 
 from __future__ import annotations
 
@@ -101,3 +101,28 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     )
     console.print(f"[green]wrote[/] {out_dir}/diplomacy_eval.json, diplomacy_eval.md")
     return summary
+
+
+def eval_command(
+    records: list[Path], out_dir: Path, *, promises_model: str | None = None
+) -> dict[str, Any]:
+    """`wargraph eval diplomacy RECORD... [--promises-model MODEL]` (the family's
+    `eval_command`): `eval_diplomacy`, and with a model the promises made in messages judged
+    kept or broken, into `promises.json`."""
+    import json
+
+    from rich.console import Console
+
+    from wargraph.evals.promises import promise_measures
+    from wargraph.records import load_record
+    from wargraph.terminal import text
+
+    summary = eval_diplomacy(records, out_dir)
+    if promises_model:
+        judged = {str(r): promise_measures(load_record(r), model=promises_model) for r in records}
+        (Path(out_dir) / "promises.json").write_text(json.dumps(judged, indent=2, default=str))
+        console = Console()
+        for name, m in judged.items():
+            console.print(text(f"promises in {name}: betrayal rates {m['betrayal_rates']}"))
+    return summary
+

@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
 
 from wargraph.records import RecordError
 from wargraph.worlds.waragent import (
@@ -88,6 +87,10 @@ def jaccard(a: Iterable[Any], b: Iterable[Any]) -> float:
 def alliance_scores(
     countries: Sequence[str], predicted_links: Iterable[Sequence[str]], truth: GroundTruth
 ) -> dict[str, float]:
+    # imported here: scikit-learn takes ~0.6 s, and loading the family (every `wargraph play
+    # wwi`) imports this module to check its references
+    from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
+
     true_labels = blocs(countries, truth.alliances)
     pred_labels = blocs(countries, predicted_links)
     return {
@@ -203,7 +206,7 @@ def load_run(path: Path) -> dict[str, Any]:
         raise RecordError(f"{file}: not a wargraph game record (no scenario in it)")
     family = scenario.get("family", "crisis")
     if family != "waragent" or not isinstance(scenario.get("waragent"), Mapping):
-        hint = f"; use `wargraph eval {family}`" if family == "diplomacy" else ""
+        hint = f"; use `wargraph eval {family}`" if _has_eval(str(family)) else ""
         raise RecordError(
             f"{file}: a record of a {family!r} game ({scenario.get('title', 'untitled')}); "
             f"`wargraph eval waragent` scores only waragent games (wwi, wwii, warring_states)"
@@ -473,6 +476,16 @@ def graph_figure(world: Situation, path: Path, title: str = "") -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _has_eval(family: str) -> bool:
+    """Whether another family's entry declares an eval command (for the hint above)."""
+    from wargraph.families import FamilyError, get
+
+    try:
+        return family != "waragent" and bool(get(family).eval_command)
+    except FamilyError:
+        return False
 
 
 # --- entry point -----------------------------------------------------------------------------

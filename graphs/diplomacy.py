@@ -8,7 +8,8 @@
     (the game's scores and measures).
 
 The rules live in `wargraph/worlds/diplomacy/` (`world.py` assembles the World from one module
-per part; the engine boundary beside them); critical state analysis in `replay.py` there.
+per part; the engine boundary beside them); critical state analysis in `replay.py` there, whose
+hooks the family's entry (`graphs/diplomacy_family.py`) declares.
 """
 
 from __future__ import annotations
@@ -21,14 +22,6 @@ from wargraph.graphkit import build_game
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.worlds.diplomacy.replay import (  # noqa: F401  (used by wargraph.replay)
-    checkpoint_label,
-    critical_state,
-    replay_files,
-    replay_outcome,
-    replay_stop,
-    replay_summary,
-)
 from wargraph.worlds.diplomacy.world import DIPLOMACY, DiplomacyScenario
 
 DEFAULT_SCENARIO = "diplomacy"

@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table as RichTable
 
+from wargraph import familyargs
+from wargraph.familyargs import EvalCommand, PlayCommand
 from wargraph.faults import (
     DEFAULT_MAX_FAULTS,
     EXIT_MODEL_UNAVAILABLE,
@@ -32,8 +34,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-eval_app = typer.Typer(help="Score finished games.", no_args_is_help=True)
-app.add_typer(eval_app, name="eval")
 console = Console()
 err = Console(stderr=True)
 
@@ -66,6 +66,7 @@ DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
+    from wargraph.families import FamilyError
     from wargraph.graphkit import UnansweredAsk
     from wargraph.models import ModelRefError
     from wargraph.prompts import PromptError
@@ -80,6 +81,7 @@ def _known_errors() -> tuple[type[Exception], ...]:
         PromptError,
         ModelRefError,
         RecordError,
+        FamilyError,
         FileNotFoundError,
         ModelUnavailable,
     )
@@ -205,8 +207,9 @@ def _report(result) -> None:
     console.print(text(f"thread: {result.thread_id}"))
 
 
-@app.command()
+@app.command(cls=PlayCommand)
 def play(
+    command: typer.Context,
     scenario: Annotated[str, typer.Argument(help="A shipped scenario name or a YAML path.")],
     model: Annotated[
         str, typer.Option(help="embedded | scripted | gguf:PATH | openai:MODEL[@URL]")
@@ -227,20 +230,18 @@ def play(
             "(default runs/THREAD)."
         ),
     ] = None,
-    max_year: Annotated[int | None, typer.Option(help="Diplomacy: last year played.")] = None,
-    negotiation_rounds: Annotated[
-        int | None, typer.Option(help="Diplomacy: negotiation rounds.")
-    ] = None,
     max_faults: Annotated[
         int, typer.Option(help="Failed model calls in a row before the game stops (resumable).")
     ] = DEFAULT_MAX_FAULTS,
     show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
 ) -> None:
-    """Play a game; any role can be a person (--human) or another model (--role-model)."""
+    """Play a game; any role can be a person (--human) or another model (--role-model). The
+    game's family may take options of its own (below), given after the scenario."""
     import uuid
 
     from wargraph.runner import check_scenario
     from wargraph.runner import play as run_play
+    from wargraph.scenario import load_scenario
 
     thread = _on_thread(thread or uuid.uuid4().hex[:12])
     out = out or Path("runs") / thread
@@ -248,13 +249,14 @@ def play(
     overrides = list(set_)
     if rounds is not None:
         overrides.append(f"rounds={rounds}")
-    if max_year is not None:
-        overrides.append(f"diplomacy.max_year={max_year}")
-    if negotiation_rounds is not None:
-        overrides.append(f"diplomacy.negotiation_rounds={negotiation_rounds}")
     try:
         ctx = _context(model, role_model, seed, human, max_faults)
+        if familyargs.pending(command):  # the family's own options: known once its scenario is read
+            family = load_scenario(scenario, overrides).family
+            own = familyargs.values(command, family, "play_options", "wargraph play")
+            overrides += [f"{key}={value}" for key, value in own.items()]
         sc = check_scenario(scenario, overrides)
+        familyargs.check(command, sc.family, "play_options", "wargraph play")
         with console.status(f"playing {safe(scenario)} on {safe(model)} ..."):
             result = run_play(
                 sc,  # checked once, with its overrides applied
@@ -573,49 +575,27 @@ def view(
     console.print(str(path), highlight=False, soft_wrap=True)
 
 
-def _optional(module: str, attr: str):
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ModuleNotFoundError, AttributeError):
-        fail(f"{module}.{attr} is not available in this installation")
-
-
-@eval_app.command("waragent")
-def eval_waragent(
+@app.command("eval", cls=EvalCommand, no_args_is_help=True)
+def eval_(
+    command: typer.Context,
+    family: Annotated[str, typer.Argument(help="The game family whose eval scores the records.")],
     records: Annotated[list[Path], typer.Argument(help="record.json files or folders.")],
-    out: Annotated[Path, typer.Option()] = Path("runs/eval_waragent"),
+    out: Annotated[Path | None, typer.Option(help="Folder (default runs/eval_FAMILY).")] = None,
 ) -> None:
-    """Accuracy against history: per-run scores, mean ± sd, board-evolution figures."""
-    fn = _optional("wargraph.evals.waragent", "eval_waragent")
+    """Score finished games with their family's own eval: waragent (accuracy against history:
+    per-run scores, mean ± sd, board figures), diplomacy (game scores, order statistics,
+    relationships, token use; promises kept or broken with --promises-model)."""
+    from wargraph import families
+
     try:
-        fn(records, out)
-    except _known_errors() as exc:
-        fail(str(exc))
-
-
-@eval_app.command("diplomacy")
-def eval_diplomacy(
-    records: Annotated[list[Path], typer.Argument(help="record.json files or folders.")],
-    out: Annotated[Path, typer.Option()] = Path("runs/eval_diplomacy"),
-    promises_model: Annotated[
-        str | None, typer.Option(help="Also judge promises in messages with this model.")
-    ] = None,
-) -> None:
-    """Game scores, order statistics, relationships and token use (and promises kept/broken)."""
-    fn = _optional("wargraph.evals.diplomacy", "eval_diplomacy")
-    try:
-        fn(records, out)
-        if promises_model:
-            from wargraph.evals.promises import promise_measures
-            from wargraph.records import load_record
-
-            judged = {
-                str(r): promise_measures(load_record(r), model=promises_model) for r in records
-            }
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "promises.json").write_text(json.dumps(judged, indent=2, default=str))
-            for name, m in judged.items():
-                console.print(text(f"promises in {name}: betrayal rates {m['betrayal_rates']}"))
+        run = families.attribute(family, "eval_command")
+        if run is None:
+            having = [n for n, f in families.families().items() if f.eval_command]
+            fail(
+                f"the {family} family has no eval command (families with one: {', '.join(having)})"
+            )
+        options = familyargs.values(command, family, "eval_options", f"wargraph eval {family}")
+        run(records, out or Path("runs") / f"eval_{family}", **options)
     except _known_errors() as exc:
         fail(str(exc))
 

@@ -11,18 +11,18 @@ scenario (another prompt variant, another model for one power, an instruction fo
 and/or another default model. Each run gets its own seed (base seed + run number), so runs differ
 even with a deterministic decider.
 
-Families may refine the analysis with six functions in their graph module:
-`critical_state(phase) -> predicate(snapshot)`, `checkpoint_label(values) -> str | None`,
-`replay_stop(start, values, phases) -> bool`, `replay_outcome(start, end) -> dict`,
-`replay_summary(outcomes) -> dict` and `replay_files(start, end, run_dir) -> list[Path]`.
-A function whose name is close to one of these but not equal (`replay_outcomes`) is an error
-naming it, rather than a hook silently left out.
+A family may refine the analysis with hooks its entry declares (`Family.critical_state`,
+`checkpoint_label`, `replay_stop`, `replay_outcome`, `replay_summary`, `replay_files`; see
+`wargraph/families.py`): `critical_state(phase) -> predicate(snapshot)`,
+`checkpoint_label(values) -> str | None`, `replay_stop(start, values, phases) -> bool`,
+`replay_outcome(start, end) -> dict`, `replay_summary(outcomes) -> dict` and
+`replay_files(start, end, run_dir) -> list[Path]`. They are declared references, checked when
+the family loads: a misspelled one is an error naming it, never a hook silently left out.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import uuid
 from collections import Counter
@@ -33,7 +33,7 @@ from typing import Any
 
 from wargraph.context import GameContext
 from wargraph.records import build_record, write_record
-from wargraph.runner import GameError, build_for, family_module, load_run
+from wargraph.runner import GameError, build_for, load_run
 from wargraph.scenario import Scenario, load_scenario
 from wargraph.store import open_saver
 
@@ -110,31 +110,14 @@ def generic_summary(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     return {"events": dict(counts.most_common(50))}
 
 
-HOOKS = (
-    "critical_state",
-    "checkpoint_label",
-    "replay_stop",
-    "replay_outcome",
-    "replay_summary",
-    "replay_files",
-)
+def _hook(family: str, name: str, default: Callable) -> Callable:
+    """The family's declared hook, else the generic rule."""
+    from wargraph.families import FamilyError, attribute
 
-
-def check_hooks(module: Any) -> None:
-    """A graph module's function named almost like a replay hook is a misspelling: say so."""
-    for name in dir(module):
-        if name in HOOKS or name.startswith("_") or not callable(getattr(module, name)):
-            continue
-        near = difflib.get_close_matches(name, HOOKS, n=1, cutoff=0.85)
-        if near:
-            raise GameError(
-                f"{module.__name__}.{name} is not a replay hook: did you mean {near[0]!r}? "
-                f"(the hooks are {', '.join(HOOKS)})"
-            )
-
-
-def _hook(module: Any, name: str, default: Callable) -> Callable:
-    return getattr(module, name, None) or default
+    try:
+        return attribute(family, name) or default
+    except FamilyError as err:
+        raise GameError(str(err)) from None
 
 
 # --- the fork ---------------------------------------------------------------------------------
@@ -244,16 +227,17 @@ def replay(
     scenario: Scenario = load_scenario(stored, overrides) if overrides else stored
     if set(scenario.roles) != set(stored.roles):
         raise GameError("the change may not add or remove seats of a game in progress")
-    module = family_module(scenario)
-    check_hooks(module)
+    family = scenario.family
+    critical_state = _hook(family, "critical_state", generic_critical_state)
     try:
-        holds = _hook(module, "critical_state", generic_critical_state)(phase)
+        holds = critical_state(phase)
     except ValueError as err:
         raise GameError(str(err)) from None
-    label = _hook(module, "checkpoint_label", generic_label)
-    stop = _hook(module, "replay_stop", generic_stop)
-    outcome_of = _hook(module, "replay_outcome", generic_outcome)
-    summarize = _hook(module, "replay_summary", generic_summary)
+    label = _hook(family, "checkpoint_label", generic_label)
+    stop = _hook(family, "replay_stop", generic_stop)
+    outcome_of = _hook(family, "replay_outcome", generic_outcome)
+    summarize = _hook(family, "replay_summary", generic_summary)
+    files_of = _hook(family, "replay_files", lambda *_: [])
     out = Path(out_dir) if out_dir is not None else None
     tag = uuid.uuid4().hex[:6]
 
@@ -318,7 +302,7 @@ def replay(
                 )
                 write_record(record, run_dir)
                 # the family's own files of a run (Diplomacy: the replayed phases' maps)
-                _hook(module, "replay_files", lambda *_: [])(start, dict(last), run_dir)
+                files_of(start, dict(last), run_dir)
             if progress:
                 progress(k, run)
     result.summary = summarize([r["outcome"] for r in result.runs])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from wargraph import families
 from wargraph.evals.tournament.ratings import Ranking
 from wargraph.evals.tournament.spec import Score
 from wargraph.records import RecordError, load_record
@@ -15,7 +16,8 @@ def seat_scores(
 ) -> dict[str, float]:
     """Higher is better. `centres`: Diplomacy's game score (supply centres while alive, else the
     year of elimination: centres, then the order of elimination); `points`: Blotto's points;
-    `measure`: the family measure named with `{seat}`."""
+    both are the `scores` of the family's measures (its entry's `measures`). `measure`: the
+    family measure named with `{seat}`."""
     if score.kind == "measure":
         measures = outcome.get("measures") or {}
         missing = [s for s in seats if score.measure.format(seat=s) not in measures]
@@ -25,17 +27,26 @@ def seat_scores(
                 f"(measures: {', '.join(sorted(measures)[:8]) or 'none'})"
             )
         return {s: float(measures[score.measure.format(seat=s)]) for s in seats}
-    record = load_record(gdir)
-    if score.kind == "centres":
-        from wargraph.worlds.diplomacy.measures import game_measures
-
-        scores = game_measures(record)["scores"]
-    else:
-        results = [e for e in record.get("events") or [] if e.get("kind") == "result"]
-        if not results:
-            raise RecordError(f"{gdir}: no round result in the record (is it a Blotto game?)")
-        scores = results[-1]["data"]["scores"]
+    scores = family_scores(gdir, score.kind)
     return {s: float(scores.get(s, 0.0)) for s in seats}
+
+
+def family_scores(gdir: Path, kind: str) -> dict[str, Any]:
+    """The `scores` of the game's family measures (`Family.measures`), for `centres`/`points`."""
+    record = load_record(gdir)
+    family = str((record.get("scenario") or {}).get("family", "crisis"))
+    try:
+        measure = families.attribute(family, "measures")
+    except families.FamilyError as exc:
+        raise RecordError(f"{gdir}: {exc}") from None
+    path = gdir / "record.json" if gdir.is_dir() else gdir
+    scores = (measure(record, path) or {}).get("scores") if measure else None
+    if not scores:
+        raise RecordError(
+            f"{gdir}: the {family} game's measures hold no scores to rank by {kind} "
+            "(is it a game of the family the score is for?)"
+        )
+    return dict(scores)
 
 
 def ranking(seats: dict[str, str], scores: dict[str, float]) -> tuple[Ranking, dict[str, float]]:

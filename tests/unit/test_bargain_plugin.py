@@ -6,7 +6,6 @@ its measures in an experiment's outcomes and report."""
 from __future__ import annotations
 
 import json
-import types
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,7 @@ from wargraph.evals.experiment import load_experiment, run_experiment
 from wargraph.evals.judge import family_measures
 from wargraph.families import Family, FamilyError
 from wargraph.prompts import PromptError, family_prompts, load_prompt, render_prompt
-from wargraph.replay import check_hooks
-from wargraph.runner import GameError, play
+from wargraph.runner import play
 
 SCENARIO = str(Path(bargain.__file__).with_name("three_way.yaml"))
 
@@ -183,15 +181,6 @@ TYPO = Family(
     "wargraph.graphs.crisis",
     measures="tests.plugins.bargain:record_measure",
 )
-
-
-def test_a_misspelled_replay_hook_is_an_error_naming_it():
-    module = types.ModuleType("somegame")
-    module.replay_outcomes = lambda start, end: {}  # type: ignore[attr-defined]
-    with pytest.raises(GameError, match=r"somegame\.replay_outcomes .* 'replay_outcome'"):
-        check_hooks(module)
-    for name in families.names()[:6]:  # the built-in graph modules spell theirs right
-        check_hooks(families.graph_module(name))
 
 
 def test_a_persons_interrupt_payload_carries_its_version(plugin, tmp_path):

@@ -25,7 +25,7 @@ NOT_A_FAMILY = {"name": "echo"}
 
 def test_builtin_families_register_through_the_registry():
     names = list(families.families())
-    assert names[:6] == ["crisis", "tabletop", "waragent", "diplomacy", "flow", "blotto"]
+    assert names[:6] == ["blotto", "crisis", "diplomacy", "flow", "tabletop", "waragent"]
     for name in names[:6]:
         assert callable(families.graph_module(name).build)
     assert families.scenario_class("blotto").__name__ == "BlottoScenario"

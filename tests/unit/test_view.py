@@ -137,14 +137,12 @@ def test_model_text_is_data_never_markup(crisis, tmp_path):
 
 def test_plug_in_family_panels(crisis, tmp_path, monkeypatch):
     from wargraph import families
-    from wargraph.view import panels
 
     fam = families.Family(
         "crisis", "wargraph.scenario:Scenario", "wargraph.graphs.crisis",
         view_panels="tests.unit.test_view:score_panel",
     )  # fmt: skip
     monkeypatch.setattr(families, "get", lambda name: fam)
-    monkeypatch.setattr(panels, "BUILTIN", {})
     data = payload_of(write_view(crisis / "run", tmp_path / "v.html"))
     got = [p for ps in data["panels"].values() for p in ps]
     assert got == [{"kind": "table", "title": "Score", "columns": ["seat", "points"],

@@ -7,12 +7,12 @@ A panel is data the page knows how to draw, never code:
   {"kind": "text", "title": ..., "text": [line ids]}
 A family's panels function is `panels(record, phases, lines) -> {phase index: [panel, ...]}`
 (`phases`: the view's (round, phase) keys in order; `lines.ids(text)` stores a text). A plug-in
-family names its own with `Family(..., view_panels="module:function")`; built-ins are below.
+family names its own on its entry: `Family(..., view_panels="module:function")`, built-ins too
+(Diplomacy's in `wargraph/view/diplomacy.py`, WarAgent's and Blotto's below).
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections import defaultdict
 from collections.abc import Callable
@@ -176,29 +176,24 @@ def _board_table(board: Any, title: str) -> dict[str, Any]:
     }
 
 
-BUILTIN: dict[str, str] = {
-    "diplomacy": "wargraph.view.diplomacy:panels",
-    "waragent": "wargraph.view.panels:waragent_panels",
-    "blotto": "wargraph.view.panels:blotto_panels",
-}
-
-
 def panels_for(record: dict[str, Any]) -> PanelsFn:
-    """The family's panels function: a built-in one, a plug-in's `view_panels`, else the
-    generic one (rolls and injects from the events)."""
+    """The family's panels function (its entry's `view_panels`), else the generic one (rolls
+    and injects from the events)."""
     family = _family(record)
-    ref = BUILTIN.get(family)
-    if ref is None:  # a plug-in's own panels, found as its other hooks are
-        from wargraph.families import FamilyError, attribute
+    fn = _declared(family, "view_panels")
+    return _guarded(fn, f"{family} view_panels") if fn else event_panels
 
-        try:
-            fn = attribute(family, "view_panels")
-        except FamilyError as exc:  # an unknown family or a misspelt hook: said, then generic
-            log.warning("%s; the generic view is shown", exc)
-            return event_panels
-        return _guarded(fn, f"{family} view_panels") if fn else event_panels
-    module, _, name = ref.partition(":")
-    return _guarded(getattr(importlib.import_module(module), name), ref)
+
+def _declared(family: str, field: str) -> Callable | None:
+    """A function the family's entry declares; None when it declares none, or when the family
+    cannot be used here (an unknown family, a misspelt reference: said, then the generic view)."""
+    from wargraph.families import FamilyError, attribute
+
+    try:
+        return attribute(family, field)
+    except FamilyError as exc:
+        log.warning("%s; the generic view is shown", exc)
+        return None
 
 
 def _guarded(fn: PanelsFn, ref: str) -> PanelsFn:
@@ -221,9 +216,7 @@ def _guarded(fn: PanelsFn, ref: str) -> PanelsFn:
 
 
 def replay_points(record: dict[str, Any], phases: list[tuple[int, str]]) -> dict[int, str] | None:
-    """A family's own fork points for `wargraph replay --phase` (None: the round numbers)."""
-    if _family(record) == "diplomacy":
-        from wargraph.view.diplomacy import replay_points as points
-
-        return points(record, phases)
-    return None
+    """A family's own fork points for `wargraph replay --phase` (its entry's `replay_points`;
+    None: the round numbers)."""
+    points = _declared(_family(record), "replay_points")
+    return points(record, phases) if points else None

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import Field, create_model, model_validator
 
 from wargraph.deciders import register_schema
-from wargraph.families import Family
+from wargraph.families import Family, Option
 from wargraph.graphkit import build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
@@ -34,6 +34,7 @@ FAMILY = Family(
     "three-party alternating offers",
     prompts="tests.plugins.bargain.prompts",
     measures="tests.plugins.bargain:record_measures",
+    play_options=(Option("--pie", "pie", "the pie to split", "N"),),  # wargraph play ... --pie 60
 )
 DEFAULT_SCENARIO = str(Path(__file__).with_name("three_way.yaml"))
 SPLIT, REPLY = "bargain_split", "bargain_reply"
