@@ -1,7 +1,8 @@
-"""Where Diplomacy lives: `wargraph/worlds/diplomacy/` (the world, the engine, the replay hooks
-of critical state analysis), `graphs/diplomacy.py`, `wargraph/view/diplomacy.py` (map panels,
-fork points), `wargraph/worlds/diplomacy/measures.py` (measures), `evals/diplomacy.py` (`wargraph eval diplomacy`), and the options
-`wargraph play` takes for it. Entry point `diplomacy`; imports no game code."""
+"""Where Diplomacy lives: `wargraph/worlds/diplomacy/` (the world as parts, the engine, the
+measures, the replay hooks of critical state analysis), `graphs/diplomacy.py`,
+`wargraph/view/diplomacy.py` (map panels, fork points), `evals/diplomacy.py` (`wargraph eval
+diplomacy`), and the options `wargraph play` takes for it. Entry point `diplomacy`; imports no
+game code."""
 
 from wargraph.families import Family, Option
 
