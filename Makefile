@@ -10,7 +10,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
 
-.PHONY: venv demo test test-fast bench lint format chromium clean
+.PHONY: venv demo test test-fast typecheck bench lint format chromium clean
 
 # llama.cpp for any x86-64 CPU with AVX2, not -march=native: a native build also uses AMX where
 # the CPU reports it, and some virtual machines report AMX without enabling it (every model call
@@ -39,10 +39,15 @@ chromium:
 
 test: venv chromium
 	$(PY) -m ruff check .
+	$(PY) tools/typecheck.py
 	$(PY) -m pytest -q
 
 test-fast: venv
 	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"
+
+# mypy over the installed namespace (nodes/ as wargraph.nodes ...); settings in pyproject.toml
+typecheck: venv
+	$(PY) tools/typecheck.py
 
 bench: venv
 	$(PY) -m benchmarks
@@ -54,4 +59,4 @@ format: venv
 	$(PY) -m ruff format . && $(PY) -m ruff check --fix .
 
 clean:
-	rm -rf runs .pytest_cache .ruff_cache build dist *.egg-info
+	rm -rf runs .pytest_cache .ruff_cache .mypy_cache build dist *.egg-info

@@ -187,8 +187,8 @@ def _check(
         return "undeterminable", "no orders of the author recorded for the phase"
     parsed = [(o, *_parse(o)) for o in mine]
     here = board.get(p.get("phase", "")) or {}
-    units = {_prov(x) for x in (here.get("units") or {}).get(to, [])}
-    theirs = units | {_prov(x) for x in (here.get("centers") or {}).get(to, [])}
+    units = {_prov(x) for x in (here.get("units") or {}).get(str(to), [])}
+    theirs = units | {_prov(x) for x in (here.get("centers") or {}).get(str(to), [])}
     if kind == "offensive":
         if not terr:
             return "undeterminable", "no territory named"

@@ -15,9 +15,12 @@ import sys
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wargraph import families
+
+if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
+    from matplotlib.figure import Figure
 from wargraph.evals import stats
 from wargraph.nodes.schemas import UNDETERMINED
 
@@ -126,7 +129,7 @@ def compare_pairs(meta: Mapping[str, Any]) -> list[tuple[str, str]]:
 # --- figures --------------------------------------------------------------------------------------
 
 
-def _figure(width: float, height: float):
+def _figure(width: float, height: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -198,7 +201,7 @@ def measure_figure(
     ax = fig.add_subplot(1, 1, 1)
     for i, c in enumerate(conditions):
         s = summaries[c["id"]]
-        if s.mean is None:
+        if s.mean is None or s.lo is None or s.hi is None:  # all None together: no values
             continue
         ax.bar(i, s.mean, width=0.6, color="#4c72b0", alpha=0.8, edgecolor="black", linewidth=0.4)
         ax.errorbar(

@@ -147,8 +147,8 @@ def fisher_exact(
 
 
 def permutation_test(
-    x: Sequence[float],
-    y: Sequence[float],
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
     *,
     max_exact: int = 20_000,
     n_resamples: int = 10_000,
@@ -185,7 +185,12 @@ def permutation_test(
 
 
 def diff_means(
-    x: Sequence[float], y: Sequence[float], *, seed: int = 0, level: float = 0.95, n_boot=10_000
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    n_boot: int = 10_000,
 ) -> Difference:
     """mean(x) - mean(y) with a percentile bootstrap interval (each sample resampled on its own)
     and a permutation-test p-value."""

@@ -279,7 +279,7 @@ def score_run(run: Mapping[str, Any]) -> dict[str, Any]:
     return {"run": run["name"], "rounds": world.round, **scores}
 
 
-def summarise(per_run: list[Mapping[str, Any]]) -> dict[str, dict[str, float | int]]:
+def summarise(per_run: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float | int]]:
     """Mean and sample standard deviation (0 for one run) of every numeric score."""
     out: dict[str, dict[str, float | int]] = {}
     for key in SCORES:

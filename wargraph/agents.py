@@ -4,6 +4,7 @@ role's own checkpoint namespace (`compile(checkpointer=True)`) and is never pass
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -134,7 +135,8 @@ def review(state: AgentState) -> dict[str, Any]:
             continue
         draft = answers[ask["id"]]
         error = ""
-        while True:
+        verdict: ReviewAnswer | None = None
+        while verdict is None:
             reply = interrupt(
                 {
                     "version": INTERRUPT_VERSION,
@@ -149,7 +151,6 @@ def review(state: AgentState) -> dict[str, Any]:
             )
             try:
                 verdict = parse_answer(reply, ReviewAnswer)
-                break
             except ValueError as err:
                 error = str(err)
         if not verdict.accept and verdict.text.strip():
@@ -227,7 +228,7 @@ def agent_node_name(role: str) -> str:
     return f"agent_{role}"
 
 
-def make_agent_node(role: str):
+def make_agent_node(role: str) -> Callable[..., dict[str, Any]]:
     def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
         asks = [a for a in payload.get("asks", []) if a["role"] == role]
         # Saved once, when the seat's step ends or stops for a person: a crash inside it only

@@ -142,7 +142,7 @@ def _prepared(spec: GameSpec, out: str | Path | None, loaded: dict[str, Scenario
         source = id(scenario) if isinstance(scenario, Scenario) else scenario
         key = repr((source, spec.overrides))
         if key not in loaded:
-            loaded[key] = check_scenario(scenario, spec.overrides)  # type: ignore[arg-type]
+            loaded[key] = check_scenario(scenario, spec.overrides)
         scenario = loaded[key]
     thread_id = spec.thread_id or uuid.uuid4().hex[:12]
     out_dir = spec.out_dir

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:  # deciders imports this module
+    from wargraph.deciders import Ask, Decision
 
 PREFIX = "bot:"
 
@@ -30,7 +33,7 @@ BOTS: dict[str, str] = {
     "best_response": "wargraph.worlds.blotto_bots:best_response",
 }
 
-Strategy = Callable[[dict[str, Any], random.Random], dict[str, Any] | None]
+Strategy = Callable[[Mapping[str, Any], random.Random], dict[str, Any] | None]
 
 
 def is_bot(model: Any) -> bool:
@@ -61,7 +64,7 @@ class BotDecider:
     def __init__(self, name: str, seed: int = 0) -> None:
         self.name, self.seed = name, seed
 
-    def decide(self, ask: Any, schema: type[BaseModel], *, memory: str = "") -> dict[str, Any]:
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
         from wargraph.deciders import ScriptedDecider, stable_seed
 
         rng = random.Random(stable_seed(self.seed, ask["id"], self.name))

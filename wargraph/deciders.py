@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, NotRequired
+from typing import TYPE_CHECKING, Any, NotRequired, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
@@ -44,6 +44,9 @@ from wargraph.names import Correction, correct_names
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
 from wargraph.views import unseen_notes
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 class Seat(TypedDict, total=False):
@@ -92,15 +95,18 @@ class Decision(TypedDict):
 # --- the schema registry --------------------------------------------------------------------
 
 SchemaFactory = Callable[[dict[str, Any]], type[BaseModel]]
+M = TypeVar("M", bound=BaseModel)
 _SCHEMAS: dict[str, SchemaFactory] = {}
 
 
 def register_schema(name: str, factory: SchemaFactory | type[BaseModel]) -> None:
-    if isinstance(factory, type) and issubclass(factory, BaseModel):
+    if isinstance(factory, type):
+        if not issubclass(factory, BaseModel):
+            raise TypeError(f"schema {name!r}: {factory.__name__} is not a pydantic model")
         model = factory
         _SCHEMAS[name] = lambda _args: model
     else:
-        _SCHEMAS[name] = factory  # type: ignore[assignment]
+        _SCHEMAS[name] = factory
     _model_for.cache_clear()  # a name registered again makes new models
 
 
@@ -184,7 +190,7 @@ def _loads(text: str) -> Any:
         raise json.JSONDecodeError("nested too deeply", text, 0) from None
 
 
-def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
+def parse_answer(raw: Any, schema: type[M]) -> M:
     """Validate a model's or a person's answer. Raises ValueError with a message to send back."""
     if isinstance(raw, BaseModel):
         raw = raw.model_dump()
@@ -214,7 +220,7 @@ def parse_answer(raw: Any, schema: type[BaseModel]) -> BaseModel:
     return validate_value(raw, schema)
 
 
-def validate_value(raw: dict[str, Any], schema: type[BaseModel]) -> BaseModel:
+def validate_value(raw: dict[str, Any], schema: type[M]) -> M:
     """Over-long text cut to its limit (documented), then pydantic; errors name the fields."""
     raw = fit_lengths(raw, flat_json_schema(schema))
     try:
@@ -328,7 +334,7 @@ class LLMDecider:
         self.ref: ModelRef = parse_model_ref(seat.get("model"))
         self._given = model  # a ready chat model (tests, custom backends); else built lazily
 
-    def _model(self):
+    def _model(self) -> BaseChatModel:
         if self._given is not None:
             return self._given
         return chat_model(

@@ -92,7 +92,7 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
                 "next": END,
                 "asks": [],
             }
-        update: dict[str, Any] = {
+        update: KitState = {
             "spec": scenario.model_dump(),
             "round": 1,
             "done": False,
@@ -101,13 +101,14 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
             "next": first,
             "asks": [],
         }
-        table = Table(scenario, context_of(runtime), {**update, "phase": "setup"}, world)
+        opening: KitState = {**update, "phase": "setup"}
+        table = Table(scenario, context_of(runtime), opening, world)
         try:
             with family_prompts(scenario.family):
-                update.update(world.opening.open(table))
+                opened = world.opening.open(table)
         except ScenarioError as err:
             return {"error": str(err), "done": True, "next": END, "asks": []}
-        return update
+        return {**update, **opened}
 
     return setup
 
@@ -135,7 +136,8 @@ def _check_not_asked_again(name: str, table: Table, update: dict[str, Any]) -> N
 
 def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: World) -> Callable:
     def phase(state: KitState, runtime: Runtime[GameContext]) -> dict[str, Any]:
-        table = Table(scenario_of(state), context_of(runtime), {**state, "phase": name}, world)
+        current: KitState = {**state, "phase": name}
+        table = Table(scenario_of(state), context_of(runtime), current, world)
         with family_prompts(table.scenario.family):  # a plug-in's own templates first
             update = fn(table.state, table) or {}
         update["phase"] = name
@@ -149,7 +151,9 @@ def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: Wo
     return phase
 
 
-def _after(name: str, table: Table, update: dict[str, Any], spine: list[str], end: list[str]):
+def _after(
+    name: str, table: Table, update: dict[str, Any], spine: list[str], end: list[str]
+) -> dict[str, Any]:
     """Where a finished phase leads: the next spine phase, the next round, or the end phases.
     A game that ends mid-round still passes through the round's remaining phases (they find
     nothing to do), so every phase has one way forward and the graph draws the round's rhythm."""
@@ -197,7 +201,7 @@ def build_game(
     scenario: Scenario | None = None,
     end: dict[str, Phase] | None = None,
     state_schema: type = KitState,
-) -> StateGraph:
+) -> StateGraph[Any, Any, Any, Any]:  # a bare StateGraph is typed as having no context
     """`spine`: the phases of one round, in order; `end`: phases after the last round (analysis);
     `roster`: every seat that can be asked; `world`: the rules the phases consult.
 
@@ -208,7 +212,9 @@ def build_game(
     end = end or {}
     phases = {**spine, **end}
     order, closing = list(spine), list(end)
-    g = StateGraph(state_schema, context_schema=GameContext, input_schema=GameInput)
+    g: StateGraph[Any, Any, Any, Any] = StateGraph(
+        state_schema, context_schema=GameContext, input_schema=GameInput
+    )
     g.add_node("setup", make_setup(roster, order[0], world))
     for name, fn in phases.items():
         g.add_node(name, make_phase(name, fn, order, closing, world))

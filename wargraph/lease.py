@@ -98,7 +98,8 @@ class Lease:
             ):
                 with contextlib.suppress(psycopg.Error):  # older servers lack some settings
                     session.execute(f"SET {name} = {int(value)}")
-            got = session.execute("SELECT pg_try_advisory_lock(%s)", (lock_key,)).fetchone()[0]
+            row = session.execute("SELECT pg_try_advisory_lock(%s)", (lock_key,)).fetchone()
+            got = bool(row and row[0])
         except psycopg.Error as exc:
             raise StoreError(f"{describe(self.db)}: cannot take the game's lease ({exc})") from None
         if not got:

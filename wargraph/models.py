@@ -48,8 +48,9 @@ class ModelRef:
 def parse_model_ref(ref: str | None) -> ModelRef:
     """`embedded` | `scripted` | `gguf:/path.gguf` | `openai:<model>[@<base_url>]`."""
     ref = (ref or DEFAULT_MODEL).strip()
-    if ref in ("embedded", "scripted"):
-        return ModelRef(ref)  # type: ignore[arg-type]
+    match ref:  # a match narrows `ref` to the provider's Literal (`in` would not)
+        case "embedded" | "scripted":
+            return ModelRef(ref)
     kind, sep, rest = ref.partition(":")
     if sep and kind == "gguf" and rest:
         return ModelRef("gguf", rest)
@@ -163,7 +164,8 @@ def chat_prompt(llama: Any, chat: list[dict[str, str]]) -> tuple[str, list[str]]
         bos_token=text(llama.token_bos()),
         add_generation_prompt=True,
     )
-    result = formatter(messages=chat)
+    # llama_cpp types each role's message as its own TypedDict; its template reads role and content
+    result = formatter(messages=chat)  # type: ignore[arg-type]
     stops = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
     return result.prompt, [s for s in stops if s]
 

@@ -36,7 +36,7 @@ def text_field(schema: type[BaseModel]) -> str | None:
     return name if info.annotation is str else None
 
 
-def _json_string(value: Any, field: str) -> str | None:
+def _json_string(value: Any, field: str) -> str:
     """The prose inside a whole JSON value, if it holds exactly one; raises if it holds none."""
     if isinstance(value, str):
         return value

@@ -13,6 +13,7 @@ import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.deciders import (
     Ask,
     Decision,
+    Seat,
     decider_for,
     register_schema,
     schema_for,
@@ -42,7 +43,7 @@ register_schema("prepared_scenario", PreparedScenario)
 def decide_once(
     ask: Ask, model: str, seed: int = 0, max_tokens: int = 400, trace_path: str | None = None
 ) -> Decision:
-    seat = {
+    seat: Seat = {
         "kind": "ai",
         "model": model,
         "seed": seed,

@@ -7,11 +7,12 @@ import contextlib
 import dataclasses
 import json
 import uuid
-from collections.abc import Callable
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from langgraph.graph import StateGraph
@@ -53,7 +54,7 @@ class PlayResult:
         return bool(self.values.get("done")) and not self.interrupts
 
 
-def family_module(scenario: Scenario):
+def family_module(scenario: Scenario) -> ModuleType:
     """The graph module of the scenario's family, from the registry (plug-ins included)."""
     from wargraph import families
 
@@ -80,7 +81,7 @@ def _compiled(module: Any, scenario_json: str) -> Any:
     return module.build(validate_data(json.loads(scenario_json), "<scenario>")).compile()
 
 
-def sqlite_saver(db: str | Path):
+def sqlite_saver(db: str | Path) -> AbstractContextManager[Any]:
     """The store `db` names (kept under its old name for callers from before PostgreSQL)."""
     return open_saver(db)
 
@@ -117,9 +118,9 @@ def _waiting(state: Any) -> list[dict[str, Any]]:
 
 
 def _drive(
-    graph,
+    graph: Any,
     first_input: Any,
-    config: dict,
+    config: dict[str, Any],
     ctx: GameContext,
     human_io: HumanIO | None,
     progress: Progress | None,
@@ -145,7 +146,9 @@ def _drive(
 
 
 @contextmanager
-def _held(db: str | Path, thread_id: str, command: str, *, create: bool = True):
+def _held(
+    db: str | Path, thread_id: str, command: str, *, create: bool = True
+) -> Iterator[tuple[Any, Lease]]:
     """The game's lease, then its store: one writer per game, refused before anything is
     written."""
     with (
@@ -182,6 +185,7 @@ def play(
         if ctx.trace_path is None:
             ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
     config = _config(thread_id)
+    games: AbstractContextManager[tuple[Any, Lease | None]]
     if db is None:
         from langgraph.checkpoint.memory import InMemorySaver
 
@@ -245,7 +249,13 @@ def _config(thread_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
 
 
-def _finish(values, thread_id, ctx, out_dir, waiting) -> PlayResult:
+def _finish(
+    values: dict[str, Any],
+    thread_id: str,
+    ctx: GameContext,
+    out_dir: str | Path | None,
+    waiting: list[dict[str, Any]],
+) -> PlayResult:
     """Records written while the lease is still held: no other run writes beside them."""
     record = build_record(values, thread_id=thread_id, trace_path=ctx.trace_path)
     if out_dir is not None:
@@ -253,7 +263,10 @@ def _finish(values, thread_id, ctx, out_dir, waiting) -> PlayResult:
     return PlayResult(thread_id, values, record, Path(out_dir) if out_dir else None, waiting)
 
 
-def check_scenario(scenario: str | dict[str, Any], overrides=None) -> Scenario:
+def check_scenario(
+    scenario: str | dict[str, Any] | Scenario,
+    overrides: list[str] | dict[str, Any] | None = None,
+) -> Scenario:
     """Validate and build the graph once, so a bad file fails before any model is loaded."""
     sc = load_scenario(scenario, overrides)
     try:

@@ -6,7 +6,7 @@ import copy
 import os
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -418,7 +418,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
     merged_entries = 0
 
-    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
@@ -433,7 +433,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
-    def flatten_mapping(self, node) -> None:  # type: ignore[override]
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
         super().flatten_mapping(node)
         self.merged_entries += len(node.value)
         if self.merged_entries > MAX_EXPANDED_VALUES:

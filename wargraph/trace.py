@@ -42,7 +42,7 @@ def start(path: str | Path | None) -> None:
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8", errors="replace")

@@ -6,9 +6,10 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from types import FrameType
+from typing import Any, NoReturn, TypeVar
 
 from wargraph.evals.experiment.plan import conditions_of
 from wargraph.evals.experiment.run import run_experiment
@@ -22,14 +23,14 @@ T = TypeVar("T")
 
 
 @contextlib.contextmanager
-def _terminate_as_interrupt():
+def _terminate_as_interrupt() -> Iterator[None]:
     """SIGTERM (a scheduler or `kill`) stops the experiment as Ctrl-C does: games stop after
     their current step and everything finished is kept."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, handler)

@@ -224,7 +224,7 @@ def _drive_tasks(run: Run, opts: TaskOptions, hooks: Hooks, view: ProgressView) 
     import ray
     from ray.exceptions import RayError
 
-    board = ray.remote(num_cpus=0)(Board).remote()
+    board: Any = ray.remote(num_cpus=0)(Board).remote()  # an actor handle: methods are dynamic
     task = ray.remote(num_cpus=opts.cpus_per_game, max_retries=opts.retries)(play_task)
     by_thread = {p.thread_id: p for p in run.plans}
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from wargraph.evals.experiment.plan import GamePlan
 from wargraph.evals.experiment.spec import Experiment
-from wargraph.evals.judge import family_measures, judge_question, options_of
+from wargraph.evals.judge import Measures, family_measures, judge_question, options_of
 from wargraph.records import RecordError, load_record
 
 
@@ -132,7 +132,8 @@ def outcome_of_game(
             for q in exp.questions
             if status == "done"
         ]
-    measures, note = ({}, "")
+    measures: Measures = {}
+    note = ""
     if exp.measures is not False and status == "done":
         patterns = None if exp.measures is True else list(exp.measures)
         measures, note = family_measures(record, gdir / "record.json", patterns)

@@ -5,10 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
+Json = dict[str, Any]
 
-def langsmith_parts(meta: dict[str, Any], outcomes: list[dict[str, Any]]):
+
+def langsmith_parts(
+    meta: Json, outcomes: list[Json]
+) -> tuple[list[Json], Callable[[Json], Json], Callable[[Json], Json]]:
     """Examples (one per game), a target returning the game's outcomes, and an evaluator that
     turns answers and measures into feedback. Built offline; only `log_langsmith` connects."""
     by_key = {(o["condition"], o["run"]): o for o in outcomes}

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 from wargraph.evals.experiment.plan import GamePlan
+
+if TYPE_CHECKING:
+    from wargraph.evals.experiment.spec import Experiment
 
 
 class ProgressView:
     """A Rich progress display: one bar per condition and one for the whole experiment."""
 
-    def __init__(self, exp, plans, skipped: int, show: bool, console) -> None:
+    def __init__(
+        self, exp: Experiment, plans: list[GamePlan], skipped: int, show: bool, console: Any
+    ) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -33,17 +39,17 @@ class ProgressView:
         self.total = self.progress.add_task(
             f"[bold]{exp.name}", total=len(plans), completed=skipped, status=""
         )
-        self.tasks = {}
+        self.tasks: dict[str, Any] = {}
         self.running: dict[str, str] = {}
         for cid, n in per.items():
             label = next(p.condition.label for p in plans if p.condition.id == cid)
             self.tasks[cid] = self.progress.add_task(f"  {label}", total=n, status="")
 
-    def __enter__(self):
+    def __enter__(self) -> ProgressView:
         self.progress.__enter__()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         return self.progress.__exit__(*exc)
 
     def started(self, plan: GamePlan) -> None:

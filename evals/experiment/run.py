@@ -70,7 +70,9 @@ class Run:
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
     started: float = field(default_factory=time.perf_counter)
 
-    def done(self, plan: GamePlan, outcome: dict[str, Any], how: str, view, hooks: Hooks) -> None:
+    def done(
+        self, plan: GamePlan, outcome: dict[str, Any], how: str, view: ProgressView, hooks: Hooks
+    ) -> None:
         self.outcomes[plan.thread_id] = outcome
         self.result.counts[how] += 1
         if outcome["status"] == "error":
@@ -79,7 +81,7 @@ class Run:
         if hooks.game_done:
             hooks.game_done(outcome, how)
 
-    def crashed(self, plan: GamePlan, error: str, view) -> None:
+    def crashed(self, plan: GamePlan, error: str, view: ProgressView) -> None:
         self.result.counts["crashed"] += 1
         view.finished(plan, "crashed", error)
 
@@ -167,7 +169,15 @@ def run_experiment(
 
 
 def _run_threads(
-    run: Run, db, concurrency, hooks: Hooks, show_progress, console, grace_s, report, held_wait_s
+    run: Run,
+    db: str | Path,
+    concurrency: int | None,
+    hooks: Hooks,
+    show_progress: bool,
+    console: Any,
+    grace_s: float,
+    report: bool,
+    held_wait_s: float,
 ) -> ExperimentResult:
     exp, out, keys = run.exp, run.out, run.keys
     todo: queue.Queue[GamePlan] = queue.Queue()

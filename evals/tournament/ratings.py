@@ -128,7 +128,8 @@ def openskill_ratings(rankings: list[Ranking], names: list[str]) -> dict[str, di
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in names}
     for ranking in rankings:
-        teams, ranks = [], []
+        teams: list[list[Any]] = []
+        ranks: list[float] = []
         for place, group in enumerate(ranking):
             for e in group:
                 teams.append([ratings[e]])
@@ -154,7 +155,9 @@ def openskill_ratings(rankings: list[Ranking], names: list[str]) -> dict[str, di
 def crosstable(rankings: list[Ranking], names: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
     """Head to head: in the games both played, how often the row finished above the column
     (a tie counts a half), and in how many games they met."""
-    table = {a: {b: {"score": 0.0, "games": 0} for b in names if b != a} for a in names}
+    table: dict[str, dict[str, dict[str, Any]]] = {
+        a: {b: {"score": 0.0, "games": 0} for b in names if b != a} for a in names
+    }
     for ranking in rankings:
         place = {e: i for i, group in enumerate(ranking) for e in group}
         for a, b in itertools.permutations(place, 2):

@@ -14,7 +14,7 @@ from wargraph.evals.tournament import play
 from wargraph.evals.tournament.ratings import plackett_luce, separated
 from wargraph.evals.tournament.report import Standing, standings, write_report
 from wargraph.evals.tournament.schedule import Game, rotations
-from wargraph.evals.tournament.spec import Tournament
+from wargraph.evals.tournament.spec import Tournament, TournamentError
 
 
 @dataclass
@@ -127,7 +127,7 @@ def report_only(t: Tournament, out_dir: str | Path | None = None) -> TournamentR
     s = play.setup(t)
     data = read_json(out / "schedule.json")
     if data is None:
-        raise play.TournamentError(f"{out}: no schedule.json here; run the tournament first")
+        raise TournamentError(f"{out}: no schedule.json here; run the tournament first")
     games = [Game(g["index"], g["block"], g["seed"], g["seats"]) for g in data["games"]]
     summary = read_json(out / "summary.json") or {}
     stopped_by = str(summary.get("stopped_by", "schedule played"))

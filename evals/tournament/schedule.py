@@ -66,7 +66,9 @@ def pairings(entrants: list[str], seats: list[str], per_pair: int, seed: int) ->
             f"games_per_pairing needs a two-seat game (this one has {len(seats)}); "
             "give rotations instead"
         )
-    n, games, pairs = len(entrants), [], []
+    n = len(entrants)
+    games: list[Game] = []
+    pairs: list[tuple[int, int]] = []
     for i, j in itertools.combinations(range(n), 2):
         # a regular orientation of the round robin: i first when j is at most n//2 ahead, so
         # every entrant is first in (n-1)/2 pairs (n odd) or n/2 or n/2-1 (n even)

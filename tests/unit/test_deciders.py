@@ -16,6 +16,7 @@ from wargraph.deciders import (
     flat_json_schema,
     grammar_schema,
     parse_answer,
+    register_schema,
     schema_for,
 )
 from wargraph.nodes.schemas import Plan, choice_schema, messages_schema
@@ -155,6 +156,16 @@ def test_decider_for_kinds():
 def test_unknown_schema_is_a_clear_error():
     with pytest.raises(KeyError, match="no answer schema registered"):
         schema_for(ask("nope"))
+
+
+def test_registering_a_class_that_is_not_a_pydantic_model_is_a_clear_error():
+    class NotAModel:
+        pass
+
+    with pytest.raises(TypeError, match="NotAModel is not a pydantic model"):
+        register_schema("not_a_model", NotAModel)
+    with pytest.raises(KeyError, match="no answer schema registered"):
+        schema_for(ask("not_a_model"))  # nothing half-registered
 
 
 def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():

@@ -269,7 +269,7 @@ def build_payload(
         calls.append(_call(t, p, lines))
         phases[p]["calls"].append(len(calls) - 1)
 
-    events = []
+    events: list[dict[str, Any]] = []
     for e in events_in:
         p = index[_key(where(e))]
         audience = e.get("audience") or [EVERYONE]
@@ -290,8 +290,8 @@ def build_payload(
         phases[p]["events"].append(ev["i"])
 
     knowledge(events, calls, lines, groups)
-    for ph in phases:
-        ph["counts"] = {"events": len(ph["events"]), "calls": len(ph["calls"])}
+    for entry in phases:
+        entry["counts"] = {"events": len(entry["events"]), "calls": len(entry["calls"])}
     family_panels = panels(record, order, lines) if panels else {}
     usage_note = record.get("trace_error")
     return {
