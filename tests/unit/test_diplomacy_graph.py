@@ -574,13 +574,18 @@ def test_maps_are_drawn_after_play_never_during_it(tmp_path, monkeypatch, maps):
 
 def test_play_imports_no_evals(tmp_path):
     """Everything a game needs to play and debrief lives with the game: the measures written at
-    its end too (a fresh interpreter, so no other test's imports count)."""
+    its end too (a fresh interpreter, so no other test's imports count). The graph is played
+    as the server plays it, without the runner: the runner checks the family's entry, which
+    imports every module the entry names (its eval command included) to check it."""
     code = (
-        "import sys; from pathlib import Path; from wargraph.context import GameContext; "
-        "from wargraph.runner import play; "
-        "play('diplomacy', overrides=['diplomacy.max_year=1901', 'diplomacy.diary=false', "
-        "'diplomacy.negotiation_rounds=0'], context=GameContext(model='scripted'), db=None, "
-        f"thread_id='t', out_dir=Path({str(tmp_path)!r})); "
+        "import sys; from langgraph.checkpoint.memory import InMemorySaver; "
+        "from wargraph.context import GameContext; from wargraph.graphs.diplomacy import build; "
+        "sc = {'scenario': 'diplomacy', 'overrides': {'diplomacy.max_year': 1901, "
+        "'diplomacy.diary': False, 'diplomacy.negotiation_rounds': 0}}; "
+        "g = build('diplomacy').compile(checkpointer=InMemorySaver()); "
+        f"ctx = GameContext(model='scripted', trace_path={str(tmp_path / 'trace.jsonl')!r}); "
+        "v = g.invoke(sc, {'configurable': {'thread_id': 't'}}, context=ctx); "
+        "assert v['done'], v.get('error'); "
         "print(sorted(m for m in sys.modules if m.startswith('wargraph.evals')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
