@@ -154,7 +154,7 @@ class Table:
         """An Ask for `role` from a Question, named by `ask_id`. The table gives it the seat's
         context (`view_text`; only the after-game record passes its own) and, unless the
         question names another, the seat's system prompt."""
-        seat: dict[str, Any] = {**self.seat(q.seat_as or role), **(q.seat or {})}
+        seat: Seat = {**self.seat(q.seat_as or role), **(q.seat or {})}
         if q.max_tokens:  # room for the answer to finish
             seat["max_tokens"] = max(int(seat.get("max_tokens") or 0), q.max_tokens)
         ask: Ask = {
@@ -168,7 +168,7 @@ class Table:
             "question": q.question,
             "schema": q.schema,
             "fallback": q.fallback,
-            "seat": seat,  # type: ignore[typeddict-item]
+            "seat": seat,
         }
         if seat.get("kind") == "ai":  # a model's prose gets its misspelt names fixed
             if "names" not in self.cache:
@@ -179,15 +179,19 @@ class Table:
         since = self.notes_from(role) if q.notes else self.round + 1
         if since:
             ask["notes_from"] = since
-        optional = {
-            "schema_args": q.schema_args,
-            "reviewable": q.reviewable,
-            "memory_slot": q.memory_slot,
-            "scripted": q.scripted,
-            "facts": q.facts,
-            "answer_start": q.answer_start,
-        }
-        ask.update({k: v for k, v in optional.items() if v})  # type: ignore[typeddict-item]
+        # the optional fields only when set, in this order (asks are stored with the game)
+        if q.schema_args:
+            ask["schema_args"] = q.schema_args
+        if q.reviewable:
+            ask["reviewable"] = q.reviewable
+        if q.memory_slot:
+            ask["memory_slot"] = q.memory_slot
+        if q.scripted:
+            ask["scripted"] = q.scripted
+        if q.facts:
+            ask["facts"] = q.facts
+        if q.answer_start:
+            ask["answer_start"] = q.answer_start
         return ask
 
     def answer(self, ask_id: str) -> dict[str, Any] | None:
