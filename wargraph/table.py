@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from wargraph.bots import is_bot
 from wargraph.context import GameContext
@@ -27,6 +27,11 @@ def _narrative() -> World:
 
 
 S = TypeVar("S", bound=Scenario)
+
+# The Question fields an Ask carries (under the same names) only when they are set.
+_PASSED_WHEN_SET: tuple[
+    Literal["schema_args", "reviewable", "memory_slot", "scripted", "facts", "answer_start"], ...
+] = ("schema_args", "reviewable", "memory_slot", "scripted", "facts", "answer_start")
 
 
 def ask_id(round_: int, phase: str, task: str, role: str, key: str = "") -> str:
@@ -179,19 +184,9 @@ class Table:
         since = self.notes_from(role) if q.notes else self.round + 1
         if since:
             ask["notes_from"] = since
-        # the optional fields only when set, in this order (asks are stored with the game)
-        if q.schema_args:
-            ask["schema_args"] = q.schema_args
-        if q.reviewable:
-            ask["reviewable"] = q.reviewable
-        if q.memory_slot:
-            ask["memory_slot"] = q.memory_slot
-        if q.scripted:
-            ask["scripted"] = q.scripted
-        if q.facts:
-            ask["facts"] = q.facts
-        if q.answer_start:
-            ask["answer_start"] = q.answer_start
+        for key in _PASSED_WHEN_SET:  # in this order: asks are stored with the game
+            if value := getattr(q, key):
+                ask[key] = value
         return ask
 
     def answer(self, ask_id: str) -> dict[str, Any] | None:
