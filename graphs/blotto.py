@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph import StateGraph
-
-from wargraph.graphkit import build_game
+from wargraph.graphkit import GameGraph, build_game
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
@@ -21,7 +19,7 @@ from wargraph.worlds.blotto import BLOTTO, BlottoScenario
 DEFAULT_SCENARIO = "blotto"
 
 
-def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     sc = load_scenario(scenario)
     if not isinstance(sc, BlottoScenario):
         raise ScenarioError(f"family: the blotto graph needs family 'blotto' (got {sc.family!r})")

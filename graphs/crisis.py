@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph import StateGraph
-
-from wargraph.graphkit import build_game
+from wargraph.graphkit import GameGraph, build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
@@ -18,7 +16,7 @@ from wargraph.worlds.base import NARRATIVE
 DEFAULT_SCENARIO = "azuristan_crimsonia"
 
 
-def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     """inject -> order -> adjudicate each move, in a narrative world; then analyze."""
     sc = load_scenario(scenario)
     return build_game(

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph import StateGraph
-
-from wargraph.graphkit import build_game
+from wargraph.graphkit import GameGraph, build_game
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 from wargraph.scenario import ScenarioError, load_scenario
@@ -27,7 +25,7 @@ from wargraph.worlds.diplomacy.world import DIPLOMACY, DiplomacyScenario
 DEFAULT_SCENARIO = "diplomacy"
 
 
-def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     sc = load_scenario(scenario)
     if not isinstance(sc, DiplomacyScenario):
         raise ScenarioError(

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph import StateGraph
-
-from wargraph.graphkit import Phase, build_game
+from wargraph.graphkit import GameGraph, Phase, build_game
 from wargraph.nodes.library import LIBRARY
 from wargraph.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.worlds.base import NARRATIVE
@@ -32,7 +30,7 @@ def mounted(scenario: Scenario) -> dict[str, Phase]:
     return spine
 
 
-def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     sc = load_scenario(scenario)
     spine = mounted(sc)
     end = {} if "analyze" in spine else {"analyze": LIBRARY["analyze"]}

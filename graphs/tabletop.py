@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph import StateGraph
-
-from wargraph.graphkit import build_game
+from wargraph.graphkit import GameGraph, build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
@@ -34,7 +32,7 @@ from wargraph.worlds.tabletop import (  # noqa: F401  (the family's public names
 DEFAULT_SCENARIO = "haiwire"
 
 
-def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     sc = load_scenario(scenario)
     if not isinstance(sc, TabletopScenario):
         raise ScenarioError(

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langgraph.graph import StateGraph
-
-from wargraph.graphkit import build_game
+from wargraph.graphkit import GameGraph, build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
@@ -29,7 +27,7 @@ from wargraph.worlds.waragent.game import (  # noqa: F401  (the family's public 
 DEFAULT_SCENARIO = "wwi"
 
 
-def build(scenario: WarAgentScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> StateGraph:
+def build(scenario: WarAgentScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     sc = load_scenario(scenario)
     if not isinstance(sc, WarAgentScenario):
         raise ScenarioError(

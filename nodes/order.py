@@ -47,7 +47,11 @@ def _combine_id(table: Table, team: str) -> str:
 
 def _answer_text(table: Table, ask_id: str | None) -> str | None:
     value = table.answer(ask_id) if ask_id else None
-    return None if value is None else str(table.world.orders_at(table.phase).proposal(table, "", value))
+    return (
+        None
+        if value is None
+        else str(table.world.orders_at(table.phase).proposal(table, "", value))
+    )
 
 
 @asks(players)
@@ -70,7 +74,7 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
         for tname, team in s.teams.items():
             if s.team_depth(tname) != depth or table.answer(_combine_id(table, tname)) is not None:
                 continue
-            proposals = {
+            plans = {
                 m: (
                     _answer_text(table, _plan_id(table, m, tname))
                     if m in s.players
@@ -79,7 +83,7 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
                 or ""
                 for m in team.members
             }
-            q = orders.combine_question(table, tname, proposals)
+            q = orders.combine_question(table, tname, plans)
             combine.append(table.ask_question(team.leader, q, key=tname))
         if combine:
             return {"asks": combine}
@@ -93,10 +97,10 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
     sources: dict[str, str] = dict(placed.get("sources") or {})
     proposals_now: dict[str, Any] = {}
     events = []
-    for who, team, decision in answered:
+    for who, of_team, decision in answered:
         proposal = orders.proposal(table, who, decision["value"])
-        events += orders.events(table, who, proposal, decision["source"], team=team)
-        if team is None:
+        events += orders.events(table, who, proposal, decision["source"], team=of_team)
+        if of_team is None:
             proposals[who] = proposals_now[who] = proposal
             sources[who] = decision["source"]
     update_world: dict[str, Any] = {"proposals": proposals, "sources": sources}

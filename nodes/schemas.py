@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
+from wargraph.choices import one_of
 from wargraph.deciders import register_schema
 
 
@@ -32,27 +33,27 @@ class FreeAnswer(BaseModel):
 UNDETERMINED = "undetermined"
 
 
-def choice_schema(args: dict) -> type[BaseModel]:
+def choice_schema(args: dict[str, Any]) -> type[BaseModel]:
     """Multiple choice: one of the options or "undetermined", with the evidence quoted."""
     options = tuple(dict.fromkeys([*args.get("options", []), UNDETERMINED]))
     return create_model(
         "Choice",
-        choice=(Literal[options], ...),  # type: ignore[valid-type]
+        choice=(one_of(options), ...),
         evidence=(str, Field(default="", max_length=600)),
     )
 
 
-def messages_schema(args: dict) -> type[BaseModel]:
+def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
     """Up to `limit` messages, each to everyone or to one named seat."""
     recipients = tuple(dict.fromkeys([*args.get("recipients", []), "everyone"]))
     limit = int(args.get("limit", 2))
     max_len = int(args.get("max_len", 400))
     message = create_model(
         "Message",
-        to=(Literal[recipients], ...),  # type: ignore[valid-type]
+        to=(one_of(recipients), ...),
         text=(str, Field(min_length=1, max_length=max_len)),
     )
-    return create_model("Messages", messages=(list[message], Field(max_length=limit)))  # type: ignore[valid-type]
+    return create_model("Messages", messages=(list[message], Field(max_length=limit)))
 
 
 register_schema("plan", Plan)

@@ -6,8 +6,9 @@ import importlib
 import json
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
 import typer
 from rich.console import Console
@@ -24,6 +25,12 @@ from wargraph.faults import (
 )
 from wargraph.langsmith_env import offline_unless_keyed
 from wargraph.terminal import SHOW_CHOICES, safe, text
+
+if TYPE_CHECKING:  # imported where used: the CLI starts without loading the game machinery
+    from wargraph.context import GameContext
+    from wargraph.runner import PlayResult, Progress
+    from wargraph.scenario import Scenario
+    from wargraph.state import Event
 
 # Offline by default: nothing may try to reach LangSmith unless a key is set.
 offline_unless_keyed(say=lambda line: print(f"note: {line}", file=sys.stderr))
@@ -48,7 +55,7 @@ def _each_command() -> None:
     _thread.clear()
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     if _thread and _thread[0] not in message:
         message = f"{message} (thread {_thread[0]})"
     err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
@@ -87,7 +94,9 @@ def _known_errors() -> tuple[type[Exception], ...]:
     )
 
 
-def _context(model: str, role_model: list[str], seed: int, human: list[str], max_faults: int):
+def _context(
+    model: str, role_model: list[str], seed: int, human: list[str], max_faults: int
+) -> GameContext:
     from wargraph.context import GameContext
     from wargraph.models import parse_model_ref
 
@@ -106,7 +115,7 @@ def _context(model: str, role_model: list[str], seed: int, human: list[str], max
     )
 
 
-def _stopped(exc: ModelUnavailable) -> None:
+def _stopped(exc: ModelUnavailable) -> NoReturn:
     """The model cannot answer: the game stops, saved; say so, sum up, exit non-zero."""
     console.print(text(summary_text(exc.trace_path, exc.thread_id)), highlight=False)
     fail(str(exc), EXIT_MODEL_UNAVAILABLE)
@@ -145,7 +154,7 @@ def terminal_human(payload: dict[str, Any]) -> Any:
 PROGRESS_KINDS = ("narration", "inject", "answer", "verdict", "incident")
 
 
-def _progress_printer(shown=lambda event: True):
+def _progress_printer(shown: Callable[[Event], bool] = lambda event: True) -> Progress:
     """Print the game's public-facing events as they happen; `shown` says which events the
     people at this terminal may see (wargraph.terminal.audience_filter)."""
 
@@ -174,13 +183,13 @@ def _check_show(show: str) -> str:
     return show
 
 
-def _seat_progress(scenario, humans: list[str], show: str):
+def _seat_progress(scenario: Scenario, humans: list[str], show: str) -> Progress:
     from wargraph.terminal import audience_filter
 
     return _progress_printer(audience_filter(scenario, humans, show))
 
 
-def _report(result) -> None:
+def _report(result: PlayResult) -> None:
     """ "Game over" only for a game that is over; a game that stopped early says so and fails."""
     if result.values.get("error"):
         fail(result.values["error"])
@@ -346,7 +355,15 @@ class _Notes:
     def __init__(self) -> None:
         self.default = warnings.showwarning
 
-    def __call__(self, message, category, filename, lineno, file=None, line=None) -> None:
+    def __call__(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         from wargraph.scenario import ScenarioNote
 
         if issubclass(category, ScenarioNote):
@@ -492,7 +509,15 @@ def studio(
     _run_server("studio", host, port, config, state_dir, scenario, allow_model)
 
 
-def _run_server(mode: str, host, port, config, state_dir, scenario, allow_model) -> None:
+def _run_server(
+    mode: str,
+    host: str,
+    port: int,
+    config: Path | None,
+    state_dir: Path | None,
+    scenario: list[Path] | None,
+    allow_model: list[str] | None,
+) -> NoReturn:
     try:
         module = importlib.import_module(f"wargraph.server.{mode}")
     except ModuleNotFoundError:
@@ -564,13 +589,15 @@ def view(
 
     if (run_dir is None) == (thread is None):
         fail("give a game folder (wargraph view RUN_DIR) or a stored game (--thread ID --db DB)")
+    errors: tuple[type[Exception], ...] = (ViewError, *_known_errors())
     try:
         if thread is not None:
             _on_thread(thread)
             path = write_stored_view(db, thread, out)
         else:
+            assert run_dir is not None  # exactly one of the two, checked above
             path = write_view(run_dir, out, db=db)
-    except (ViewError, *_known_errors()) as exc:
+    except errors as exc:
         fail(str(exc))
     console.print(str(path), highlight=False, soft_wrap=True)
 

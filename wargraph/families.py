@@ -36,7 +36,7 @@ import re
 import sys
 import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -509,7 +509,7 @@ def guarded_import(where: str, load: Callable[[], Any]) -> Any:
 
 
 @contextlib.contextmanager
-def _stdout_to_stderr():
+def _stdout_to_stderr() -> Iterator[None]:
     """Everything written to stdout meanwhile, by Python or by C code on file descriptor 1, goes
     to stderr: a command's output (e.g. `wargraph graph`) stays what the command printed."""
     sys.stdout.flush()

@@ -11,10 +11,13 @@ error naming it and the family's own.
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperCommand
+
+if TYPE_CHECKING:  # the Context Typer's commands are parsed with (Typer ships its own Click)
+    from typer._click import Context as ClickContext
 
 from wargraph import families
 from wargraph.families import FamilyError, Option
@@ -133,11 +136,12 @@ class _FamilyCommand(TyperCommand):
     FIELD = "play_options"
     INTRO = ""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         own: dict[str, bool] = {}
         for p in self.get_params(ctx):
-            if p.param_type_name == "option":
+            if p.param_type_name == "option":  # Typer's options and Click's own --help
                 for opt in (*p.opts, *p.secondary_opts):
+                    # typed as a Parameter; told an Option by its name, not its class
                     own[opt] = not p.is_flag and not p.count  # type: ignore[attr-defined]
         kept, extra = split(args, own)
         ctx.meta[_META] = (extra, [o for o in own if o.startswith("--")])

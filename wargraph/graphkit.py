@@ -26,6 +26,8 @@ from wargraph.table import Table, scenario_of
 from wargraph.worlds.base import NARRATIVE, World
 
 Phase = Callable[[GameState, Table], dict[str, Any]]
+# A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).
+GameGraph = StateGraph[Any, GameContext, Any, Any]
 
 
 class KitState(GameState, total=False):
@@ -201,7 +203,7 @@ def build_game(
     scenario: Scenario | None = None,
     end: dict[str, Phase] | None = None,
     state_schema: type = KitState,
-) -> StateGraph[Any, Any, Any, Any]:  # a bare StateGraph is typed as having no context
+) -> GameGraph:
     """`spine`: the phases of one round, in order; `end`: phases after the last round (analysis);
     `roster`: every seat that can be asked; `world`: the rules the phases consult.
 
@@ -212,9 +214,7 @@ def build_game(
     end = end or {}
     phases = {**spine, **end}
     order, closing = list(spine), list(end)
-    g: StateGraph[Any, Any, Any, Any] = StateGraph(
-        state_schema, context_schema=GameContext, input_schema=GameInput
-    )
+    g: GameGraph = StateGraph(state_schema, context_schema=GameContext, input_schema=GameInput)
     g.add_node("setup", make_setup(roster, order[0], world))
     for name, fn in phases.items():
         g.add_node(name, make_phase(name, fn, order, closing, world))

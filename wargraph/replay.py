@@ -33,7 +33,7 @@ from typing import Any
 
 from wargraph.context import GameContext
 from wargraph.records import build_record, write_record
-from wargraph.runner import GameError, build_for, load_run
+from wargraph.runner import GameError, build_for, load_run, thread_config
 from wargraph.scenario import Scenario, load_scenario
 from wargraph.store import open_saver
 
@@ -268,7 +268,7 @@ def replay(
             new_thread = f"{thread_id}-replay-{tag}-{k}"
             run_dir = out / f"run_{k}" if out is not None else None
             run_ctx = _ctx_for(ctx, model, ctx.seed + k, run_dir)
-            config = {"configurable": {"thread_id": new_thread}, "recursion_limit": 10_000}
+            config = thread_config(new_thread)
             # stored with the fork's first checkpoint (written by update_state below)
             saver.register_run(
                 new_thread,

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.graph import StateGraph
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from wargraph import rundir, trace
@@ -30,6 +30,9 @@ from wargraph.scenario import (
     validate_data,
 )
 from wargraph.store import StoreError, describe, is_url, open_saver
+
+if TYPE_CHECKING:  # the game machinery loads with the first game's family
+    from wargraph.graphkit import GameGraph
 
 HumanIO = Callable[[dict[str, Any]], Any]
 Progress = Callable[[str, dict[str, Any]], None]
@@ -64,7 +67,7 @@ def family_module(scenario: Scenario) -> ModuleType:
         raise GameError(str(err)) from None
 
 
-def build_for(scenario: Scenario) -> StateGraph:
+def build_for(scenario: Scenario) -> GameGraph:
     return family_module(scenario).build(scenario)
 
 
@@ -120,7 +123,7 @@ def _waiting(state: Any) -> list[dict[str, Any]]:
 def _drive(
     graph: Any,
     first_input: Any,
-    config: dict[str, Any],
+    config: RunnableConfig,
     ctx: GameContext,
     human_io: HumanIO | None,
     progress: Progress | None,
@@ -184,7 +187,7 @@ def play(
         rundir.check(out_dir)  # before the lease or any model call: a bad folder fails at once
         if ctx.trace_path is None:
             ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
-    config = _config(thread_id)
+    config = thread_config(thread_id)
     games: AbstractContextManager[tuple[Any, Lease | None]]
     if db is None:
         from langgraph.checkpoint.memory import InMemorySaver
@@ -222,7 +225,7 @@ def resume(
 
     Without `out_dir` the game's files go where it wrote them before; into another folder, the
     trace so far is copied along (one trace per game)."""
-    config = _config(thread_id)
+    config = thread_config(thread_id)
     with _held(db, thread_id, "resume", create=False) as (saver, held):
         found = _run_of(saver, thread_id)
         if found is None:
@@ -245,7 +248,9 @@ def resume(
         return _finish(values, thread_id, ctx, out_dir, waiting)
 
 
-def _config(thread_id: str) -> dict[str, Any]:
+def thread_config(thread_id: str) -> RunnableConfig:
+    """The run configuration of one game's thread; a whole game runs in one invocation, so the
+    step limit is high."""
     return {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
 
 

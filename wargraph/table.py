@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from wargraph.bots import is_bot
 from wargraph.context import GameContext
@@ -27,6 +27,11 @@ def _narrative() -> World:
 
 
 S = TypeVar("S", bound=Scenario)
+
+# The Question fields an Ask carries (under the same names) only when they are set.
+_PASSED_WHEN_SET: tuple[
+    Literal["schema_args", "reviewable", "memory_slot", "scripted", "facts", "answer_start"], ...
+] = ("schema_args", "reviewable", "memory_slot", "scripted", "facts", "answer_start")
 
 
 def ask_id(round_: int, phase: str, task: str, role: str, key: str = "") -> str:
@@ -154,7 +159,7 @@ class Table:
         """An Ask for `role` from a Question, named by `ask_id`. The table gives it the seat's
         context (`view_text`; only the after-game record passes its own) and, unless the
         question names another, the seat's system prompt."""
-        seat: dict[str, Any] = {**self.seat(q.seat_as or role), **(q.seat or {})}
+        seat: Seat = {**self.seat(q.seat_as or role), **(q.seat or {})}
         if q.max_tokens:  # room for the answer to finish
             seat["max_tokens"] = max(int(seat.get("max_tokens") or 0), q.max_tokens)
         ask: Ask = {
@@ -168,7 +173,7 @@ class Table:
             "question": q.question,
             "schema": q.schema,
             "fallback": q.fallback,
-            "seat": seat,  # type: ignore[typeddict-item]
+            "seat": seat,
         }
         if seat.get("kind") == "ai":  # a model's prose gets its misspelt names fixed
             if "names" not in self.cache:
@@ -179,15 +184,9 @@ class Table:
         since = self.notes_from(role) if q.notes else self.round + 1
         if since:
             ask["notes_from"] = since
-        optional = {
-            "schema_args": q.schema_args,
-            "reviewable": q.reviewable,
-            "memory_slot": q.memory_slot,
-            "scripted": q.scripted,
-            "facts": q.facts,
-            "answer_start": q.answer_start,
-        }
-        ask.update({k: v for k, v in optional.items() if v})  # type: ignore[typeddict-item]
+        for key in _PASSED_WHEN_SET:  # in this order: asks are stored with the game
+            if value := getattr(q, key):
+                ask[key] = value
         return ask
 
     def answer(self, ask_id: str) -> dict[str, Any] | None:

@@ -247,14 +247,16 @@ def test_a_missing_template_during_play_is_one_line(plugin, monkeypatch, tmp_pat
 def test_a_secretary_mounted_twice_does_not_repeat_its_verdicts(plugin):
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from wargraph.runner import _config
+    from wargraph.runner import thread_config
     from wargraph.scenario import load_scenario
 
     sc = load_scenario(SCENARIO)
     values = (
         bargain.build(sc, check_replies=True)
         .compile(checkpointer=InMemorySaver())
-        .invoke({"scenario": sc.model_dump()}, _config("t"), context=GameContext(model="scripted"))
+        .invoke(
+            {"scenario": sc.model_dump()}, thread_config("t"), context=GameContext(model="scripted")
+        )
     )
     assert values["done"] and not values.get("error")
     verdicts = [e for e in values["events"] if e["kind"] == "verdict"]

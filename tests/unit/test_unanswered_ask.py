@@ -16,7 +16,7 @@ from wargraph.graphkit import build_game
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.seats import asks, players
-from wargraph.runner import _config
+from wargraph.runner import thread_config
 from wargraph.scenario import load_scenario
 from wargraph.worlds import NARRATIVE, Orders, World
 
@@ -52,7 +52,7 @@ def _play(world, phase=order):
         {"order": phase, "adjudicate": adjudicate}, roster=list(sc.roles), world=world, scenario=sc
     ).compile(checkpointer=InMemorySaver())
     return graph.invoke(
-        {"scenario": sc.model_dump()}, _config("t1"), context=GameContext(model="scripted")
+        {"scenario": sc.model_dump()}, thread_config("t1"), context=GameContext(model="scripted")
     )
 
 

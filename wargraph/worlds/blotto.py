@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic.config import JsonDict
 
 from wargraph.bots import is_bot
 from wargraph.deciders import register_schema
@@ -125,7 +126,7 @@ def allocation_schema(args: dict[str, Any]) -> type[BaseModel]:
     parser, refuses what breaks the rules, so an over-budget or negative answer gets reasons
     and a revision rather than a parse error."""
     budget = int(args.get("budget", 10))
-    hint = {"minimum": 0, "maximum": budget}
+    hint: JsonDict = {"minimum": 0, "maximum": budget}
     fields: dict[str, Any] = {
         name: (int, Field(json_schema_extra=hint)) for name in args.get("fronts", [])
     }
@@ -300,7 +301,9 @@ class Allocations(Orders):
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
         return dict(value)
 
-    def events(self, table, actor, proposal, source, *, team=None) -> list[Event]:
+    def events(
+        self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None
+    ) -> list[Event]:
         return [
             make_event(
                 round=table.round,
@@ -345,7 +348,9 @@ class Budget(Secretary):
         return check.accepted, f"{why}; played as {render_allocation(check.accepted)}"
 
 
-def _outcome(table: Table, proposals: dict[str, Any]):
+def _outcome(
+    table: Table, proposals: dict[str, Any]
+) -> tuple[dict[str, Allocation], dict[str, list[str]], dict[str, float]]:
     s = _blotto(table)
     fronts, budget = list(s.blotto.fronts), s.blotto.budget
     # a side with no accepted allocation (none should be missing) fields nothing

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wargraph.deciders import Seat
 
 # The phase kinds a world answers for; a node mounted under another name keeps its kind.
 NEGOTIATE, SUMMARIZE, ORDER, SECRETARY, ADJUDICATE = (
@@ -35,7 +38,7 @@ class Question:
     memory_slot: str | None = None
     max_tokens: int | None = None  # room for the answer to finish (a cut-off JSON is invalid)
     seat_as: str | None = None  # whose seat settings answer (e.g. a team's leader)
-    seat: dict[str, Any] | None = None  # overrides of the seat (e.g. the secretary's model)
+    seat: Seat | None = None  # overrides of the seat (e.g. the secretary's model)
     notes: bool = True  # show the seat's private notes (False: the context already shows them)
     # The first words of a prose answer (a local model goes on from them: a small model that
     # starts "Azuristan will" writes a plan instead of imitating the quoted context)

@@ -275,7 +275,7 @@ def phase_info(world: Game | Mapping[str, Any]) -> PhaseInfo:
         return PhaseInfo(name, "", "", year, True, alive, centers, units, retreats, homes)
     return PhaseInfo(
         name=name,
-        type=name[-1],  # type: ignore[arg-type]
+        type=name[-1],
         season=name[0],
         year=int(name[1:-1]),
         is_done=False,

@@ -365,7 +365,9 @@ def _place(a: Mapping[str, Any]) -> str:
 def compact_orders(unit: str, orders: Sequence[str]) -> str:
     """A unit's legal orders without repeating the unit: `H | - ANK, BLA | S A CON: H, ANK |
     C A LON: BEL`. Written in full, each is `<unit> <rest>` (e.g. `F ARM S A CON - ANK`)."""
-    hold, moves, rest = [], [], {}
+    hold: list[str] = []
+    moves: list[str] = []
+    rest: dict[tuple[str, str], list[str]] = {}  # (verb, unit) -> destinations
     for order in orders:
         tail = order[len(unit) + 1 :] if order.startswith(unit + " ") else order
         if tail in ("H", "D"):

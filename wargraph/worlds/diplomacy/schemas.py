@@ -4,10 +4,12 @@ people), messages, diary entries and the yearly digest. Flat, so llama.cpp gramm
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic.config import JsonDict
 
+from wargraph.choices import one_of
 from wargraph.deciders import register_schema
 from wargraph.worlds.diplomacy.engine import GLOBAL
 from wargraph.worlds.diplomacy.scenario import DiplomacyConfig
@@ -24,7 +26,7 @@ GRAMMAR_TEXT_LIMIT = 300
 
 def bounded_text(max_chars: int, *, min_chars: int = 1) -> tuple[type, Any]:
     """A text field of at most `max_chars`, bounded in the grammar too when it is short."""
-    extra = None
+    extra: JsonDict | None = None
     if max_chars <= GRAMMAR_TEXT_LIMIT:
         extra = {"pattern": f'^[^"\\\\\\n]{{{min_chars},{max_chars}}}$'}
     return (str, Field(min_length=min_chars, max_length=max_chars, json_schema_extra=extra))
@@ -42,8 +44,8 @@ def orders_schema(args: dict[str, Any]) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for key, opts in legal.items():
         options = tuple(opts) or (f"{key} H",)
-        kind = Annotated[
-            Literal[options],  # type: ignore[valid-type]
+        kind: Any = Annotated[
+            one_of(options),
             WithJsonSchema({"type": "string", "enum": list(options)}),
         ]
         fields[key] = (kind, ...)
@@ -54,7 +56,7 @@ def orders_text_schema(args: dict[str, Any]) -> type[BaseModel]:
     """For people: one free-text order per unit or slot, checked by the secretary (the engine),
     which sends refused orders back with the reason."""
     legal: dict[str, list[str]] = args.get("legal") or {}
-    fields = {key: (str, Field(default="", max_length=80)) for key in legal}
+    fields: dict[str, Any] = {key: (str, Field(default="", max_length=80)) for key in legal}
     return create_model("OrdersText", __config__=ConfigDict(extra="forbid"), **fields)
 
 
@@ -66,7 +68,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
     recipients = tuple(args.get("recipients") or (GLOBAL,))
     message = create_model(
         "Message",
-        to=(Literal[recipients], ...),  # type: ignore[valid-type]
+        to=(one_of(recipients), ...),
         text=bounded_text(int(args.get("chars", 300))),
     )
     limit = max(1, int(args.get("limit", 2)))
@@ -80,8 +82,8 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
     return create_model(
         "Messages",
         __config__=ConfigDict(json_schema_extra=grammar_only),
-        messages=(list[message], Field(default_factory=list, max_length=limit)),  # type: ignore[valid-type]
-        action=(Literal[ACTIONS], "send"),  # type: ignore[valid-type]
+        messages=(list[message], Field(default_factory=list, max_length=limit)),
+        action=(one_of(ACTIONS), "send"),
     )
 
 
@@ -94,7 +96,7 @@ def diary_schema(args: dict[str, Any]) -> type[BaseModel]:
         "goals": bounded_text(max(40, chars // 2), min_chars=0),
     }
     for other in args.get("others") or []:  # every field required: the grammar asks for all
-        fields[other] = (Literal[RELATIONS], ...)  # type: ignore[valid-type]
+        fields[other] = (one_of(RELATIONS), ...)
     return create_model("Diary", **fields)
 
 

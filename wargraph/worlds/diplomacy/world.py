@@ -18,12 +18,11 @@ from wargraph.worlds.diplomacy.debrief import Scores
 from wargraph.worlds.diplomacy.diary import Diaries
 from wargraph.worlds.diplomacy.negotiation import Negotiation
 from wargraph.worlds.diplomacy.powers import Powers
-from wargraph.worlds.diplomacy.scenario import (  # noqa: F401  (the family's scenario class)
-    DiplomacyScenario,
-    NewGame,
-)
+from wargraph.worlds.diplomacy.scenario import DiplomacyScenario, NewGame
 from wargraph.worlds.diplomacy.secretary import EngineSecretary
 from wargraph.worlds.diplomacy.unit_orders import UnitOrders
+
+__all__ = ["DIPLOMACY", "DiplomacyScenario"]  # the World, and the family's scenario class
 
 DIPLOMACY = World(
     "diplomacy",

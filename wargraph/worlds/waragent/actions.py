@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
+from wargraph.choices import one_of
+
 # --- vocabulary ----------------------------------------------------------------------------
 
 # Highest precedence first: a pair shows the strongest of its active relations.
@@ -129,7 +131,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 class _FlatSchema(BaseModel):
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return inline_refs(super().model_json_schema(*args, **kwargs))
 
 
@@ -142,8 +144,8 @@ def proposal_model(
     Enums are built per scenario so a grammar can only produce known actions and targets;
     the schema has no `$defs` and no `anyOf` (checked in the unit tests).
     """
-    type_enum = Literal[ACTION_TYPES]  # type: ignore[valid-type]
-    target_enum = Literal[(NO_TARGET, *countries)]  # type: ignore[valid-type]
+    type_enum = one_of(ACTION_TYPES)
+    target_enum = one_of((NO_TARGET, *countries))
     action = create_model(
         "CountryAction",
         __base__=_FlatSchema,
@@ -154,7 +156,7 @@ def proposal_model(
     return create_model(
         "CountryActions",
         __base__=_FlatSchema,
-        actions=(list[action], Field(min_length=1, max_length=max_actions)),  # type: ignore[valid-type]
+        actions=(list[action], Field(min_length=1, max_length=max_actions)),
     )
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from wargraph.deciders import register_schema, stable_seed
+from wargraph.deciders import Seat, register_schema, stable_seed
 from wargraph.prompts import render_prompt
 from wargraph.state import Event
 from wargraph.views import quote
@@ -104,7 +104,7 @@ class RulesSecretary(Secretary):
         s = war(table)
         sec = s.control.name
         board = quote(describe_board(world_of(table).beliefs[actor], actor))
-        seat: dict[str, Any] | None = None
+        seat: Seat | None = None
         if s.waragent.secretary.kind == "human":
             seat = {"kind": "human"}
         elif s.waragent.secretary.model and sec not in table.context.humans:
