@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, TypedDict
 
+from langchain_core.runnables import Runnable
+from langgraph._internal._runnable import RunnableCallable
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Command, RetryPolicy, interrupt
@@ -227,12 +229,16 @@ def agent_node_name(role: str) -> str:
     return f"agent_{role}"
 
 
-def make_agent_node(role: str):
-    def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
-        asks = [a for a in payload.get("asks", []) if a["role"] == role]
-        # Saved once, when the seat's step ends or stops for a person: a crash inside it only
-        # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
-        out = agent_graph.invoke(enter(asks), durability="exit")
+def make_agent_node(role: str) -> Runnable:
+    """The seat's node: its asks of this step through the seat's subgraph. Sync and async
+    (`invoke` and `ainvoke` of the game): the subgraph is called the way the game runs, so under
+    `ainvoke` its checkpoints go through the saver's async methods (a server's checkpointer may
+    have no others); the rest is shared."""
+
+    def asked(payload: dict[str, Any]) -> list[Ask]:
+        return [a for a in payload.get("asks", []) if a["role"] == role]
+
+    def answered(asks: list[Ask], out: dict[str, Any]) -> dict[str, Any]:
         answers = out.get("answers", {})
         missing = [a["id"] for a in asks if a["id"] not in answers]
         if missing:
@@ -241,5 +247,16 @@ def make_agent_node(role: str):
             raise RuntimeError(f"seat {role} returned no answer for {missing}")
         return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
 
-    agent.__name__ = agent_node_name(role)
-    return agent
+    # Saved once, when the seat's step ends or stops for a person: a crash inside it only
+    # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
+    def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
+        asks = asked(payload)
+        return answered(asks, agent_graph.invoke(enter(asks), durability="exit"))
+
+    async def aagent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
+        asks = asked(payload)
+        return answered(asks, await agent_graph.ainvoke(enter(asks), durability="exit"))
+
+    # what `add_node` makes of a plain function, with a native async side instead of the sync
+    # one in a thread
+    return RunnableCallable(agent, aagent, name=agent_node_name(role), trace=False)
