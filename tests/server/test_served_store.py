@@ -21,6 +21,7 @@ from wargraph.view import stored_record
 pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
 
 SLOW_CALL_S = 3.0  # the fake endpoint's answer time: a run stays in flight that long per call
+SHORT = {"rounds": 1, "questions": []}  # two plans at once, then the umpire's narrative
 
 
 @pytest.fixture(scope="module", params=params(slow={"sqlite"}))
@@ -37,9 +38,10 @@ def served(request, tmp_path_factory):
             log_level="INFO",
             allow_models=[f"openai:*@{endpoint.url}"],
             db=db,
+            env={"WARGRAPH_ENDPOINT_CONCURRENCY": "32"},  # the server's threads bound, not this
         ) as server,
     ):
-        yield server, db, endpoint.model()
+        yield server, db, endpoint
         assert server.process.poll() is None, server.log_tail()
 
 
@@ -116,14 +118,14 @@ def test_a_game_the_cli_holds_is_refused_by_the_server_until_it_is_free(served):
 
 
 def test_a_game_the_server_is_playing_is_refused_to_the_cli(served):
-    server, db, model = served
+    server, db, endpoint = served
     client = sdk(server)
     thread_id = client.threads.create()["thread_id"]
     run = client.runs.create(
         thread_id,
         "crisis",
-        input={"scenario": "azuristan_crimsonia", "overrides": {"rounds": 1, "questions": []}},
-        context={"model": model, "seed": 2},
+        input={"scenario": "azuristan_crimsonia", "overrides": SHORT},
+        context={"model": endpoint.model(), "seed": 2},
     )
     wait_for(lambda: thread_id in holders(db), "the server to take the game's lease")
     with pytest.raises(GameHeld, match="is in use by `serve`"):
@@ -142,3 +144,24 @@ def test_a_store_that_cannot_be_used_stops_serve_before_it_starts(tmp_path):
     with pytest.raises(ServeError, match="--db: .*is a folder"):
         start(port=free_port(), state_dir=tmp_path / "state", db=str(folder))
     assert not (tmp_path / "state").exists()  # refused before anything was set up
+
+
+def test_the_served_runs_steps_are_not_held_to_the_loops_six_default_threads(served):
+    """Four runs at once (the server's jobs), two seats each planning at once on the endpoint:
+    eight calls in flight, where the event loop's default executor (six threads on two cores)
+    would hold them to six."""
+    server, _, endpoint = served
+    client = sdk(server)
+    endpoint.stats()  # resets the endpoint's peak
+    runs = []
+    for seed in range(4):
+        thread_id = client.threads.create()["thread_id"]
+        context = {"model": endpoint.model(), "seed": seed}
+        input_ = {"scenario": "azuristan_crimsonia", "overrides": SHORT}
+        runs.append(
+            (thread_id, client.runs.create(thread_id, "crisis", input=input_, context=context))
+        )
+    for thread_id, run in runs:
+        client.runs.join(thread_id, run["run_id"])
+        assert client.threads.get_state(thread_id)["values"]["done"]
+    assert endpoint.stats()["peak_in_flight"] == 8
