@@ -18,8 +18,11 @@ What every store gives, on both backends:
   check value of the key is kept too: a wrong key is refused before anything is written.
 - Writes of a game whose lease this process holds are fenced (`wargraph.fence`), and a write
   from a host whose clock is behind the game's last checkpoint is refused.
+- Sync and async: `aput`, `aget_tuple`, ... run `put`, `get_tuple`, ... in a worker thread, so
+  `ainvoke` (the server) gets the same seals, bindings, transactions and fencing as `invoke`.
 - A game's run metadata (scenario and settings) inside its first checkpoint's metadata, so the
-  two are written by one statement and cannot be apart; it carries its own HMAC.
+  two are written by one statement and cannot be apart; it carries its own HMAC. A game a
+  client of the server starts gets it with its first step instead (`_served_run`).
 - `lease(db, thread)`: one writer per game (see `wargraph.lease`).
 """
 

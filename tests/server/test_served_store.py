@@ -144,6 +144,23 @@ def test_a_store_that_cannot_be_used_stops_serve_before_it_starts(tmp_path):
     with pytest.raises(ServeError, match="--db: .*is a folder"):
         start(port=free_port(), state_dir=tmp_path / "state", db=str(folder))
     assert not (tmp_path / "state").exists()  # refused before anything was set up
+    unreachable = "postgresql://postgres@127.0.0.1:1/test"
+    r = CliRunner().invoke(
+        app,
+        [
+            "serve",
+            "--port",
+            str(free_port()),
+            "--state-dir",
+            str(tmp_path / "s"),
+            "--db",
+            unreachable,
+        ],
+        env={"COLUMNS": "300"},
+    )
+    assert r.exit_code == 2, r.output
+    assert "error: --db: postgresql://postgres@127.0.0.1:1/test: cannot reach" in r.output
+    assert "Traceback" not in r.output
 
 
 def test_the_served_runs_steps_are_not_held_to_the_loops_six_default_threads(served):
