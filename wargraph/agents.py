@@ -6,14 +6,11 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, TypedDict
 
-from langchain_core.runnables import Runnable
-from langgraph._internal._runnable import RunnableCallable
+from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 from langgraph.types import Command, RetryPolicy, interrupt
 from pydantic import BaseModel
 
-from wargraph.context import GameContext
 from wargraph.deciders import (
     INTERRUPT_VERSION,
     Ask,
@@ -249,14 +246,14 @@ def make_agent_node(role: str) -> Runnable:
 
     # Saved once, when the seat's step ends or stops for a person: a crash inside it only
     # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
-    def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
+    def agent(payload: dict[str, Any]) -> dict[str, Any]:
         asks = asked(payload)
         return answered(asks, agent_graph.invoke(enter(asks), durability="exit"))
 
-    async def aagent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
+    async def aagent(payload: dict[str, Any]) -> dict[str, Any]:
         asks = asked(payload)
         return answered(asks, await agent_graph.ainvoke(enter(asks), durability="exit"))
 
-    # what `add_node` makes of a plain function, with a native async side instead of the sync
-    # one in a thread
-    return RunnableCallable(agent, aagent, name=agent_node_name(role), trace=False)
+    # a node with a sync and a native async side (a plain function's async side would be the
+    # sync one in a thread)
+    return RunnableLambda(agent, afunc=aagent, name=agent_node_name(role))

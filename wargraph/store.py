@@ -41,7 +41,7 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,12 +56,8 @@ from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 from wargraph import fence
 
-try:  # where LangGraph keeps a run's Runtime (its context) in a config
-    from langgraph._internal._constants import CONFIG_KEY_RUNTIME
-except ImportError:  # pragma: no cover - a LangGraph that moved it
-    CONFIG_KEY_RUNTIME = "__pregel_runtime"
-
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
+SERVED = "serve"  # the origin of a game a client of the server started (a run's "origin")
 KEY_ENV = "WARGRAPH_STORE_KEY"
 Db = str | Path
 
@@ -420,7 +416,7 @@ class _Wargraph:
             return metadata
         with self.wargraph.lock:
             run = self.wargraph.pending.pop(conf.get("thread_id"), None)
-        if run is None and self.wargraph.origin is not None:
+        if run is None and self.wargraph.served is not None:
             run = self._served_run(config, checkpoint)
         if run is None:
             return metadata
@@ -431,9 +427,9 @@ class _Wargraph:
     def _served_run(self, config: dict, checkpoint: dict) -> dict | None:
         """A game a client of the server started (not a wargraph command): nobody registers its
         run, and its scenario is known once `setup` has loaded it. Its run is written with the
-        first root checkpoint holding the scenario `setup` stored, with the run's settings (the
-        context the graph runs with): once per game, never over a run already stored (a game
-        the CLI started and the server continues keeps its own)."""
+        first root checkpoint holding the scenario `setup` stored, with the settings the
+        server noted for the thread's run (`StoreInfo.served`): once per game, never over a run
+        already stored (a game the CLI started and the server continues keeps its own)."""
         spec = (checkpoint.get("channel_values") or {}).get("spec")
         if isinstance(spec, _DeltaSnapshot):  # how a DeltaChannel hands its whole value
             spec = spec.value
@@ -443,12 +439,14 @@ class _Wargraph:
         root = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
         stored = next(iter(self.list(root, filter={"wargraph": RUN_MARK}, limit=1)), None)  # type: ignore[attr-defined]
         self.wargraph.marked.add(thread)
-        if stored is not None:
+        if stored is not None or self.wargraph.served is None:
             return None
-        from wargraph.context import context_of
+        from wargraph.context import GameContext
 
-        context = dataclasses.asdict(context_of(config["configurable"].get(CONFIG_KEY_RUNTIME)))
-        return {"scenario": spec, "context": context, "origin": self.wargraph.origin}
+        settings = self.wargraph.served(thread) or {}
+        known = {k: v for k, v in settings.items() if k in GameContext.__dataclass_fields__}
+        context = dataclasses.asdict(GameContext(**known))
+        return {"scenario": spec, "context": context, "origin": SERVED}
 
     def _in_time(self, config: dict, new_id: str | None = None) -> None:
         """LangGraph makes checkpoint ids from the clock (monotonic within a process) and reads
@@ -685,7 +683,8 @@ class StoreInfo:
     key: bytes
     lock: threading.Lock
     pending: dict[str, dict[str, Any]]
-    origin: str | None = None  # set: games started through this saver are marked (the server)
+    # the server's: a thread's run settings, for games its clients start (`_served_run`)
+    served: Callable[[str], dict[str, Any] | None] | None = None
     marked: set[str] = field(default_factory=set)  # threads whose run is known to be stored
 
     def legacy_run(self, thread_id: str) -> dict[str, Any] | None:
@@ -1000,13 +999,17 @@ async def in_thread(manager: contextlib.AbstractContextManager[Any]) -> AsyncIte
 
 @contextlib.asynccontextmanager
 async def open_async_saver(
-    db: Db, *, create: bool = True, origin: str | None = None
+    db: Db,
+    *,
+    create: bool = True,
+    served: Callable[[str], dict[str, Any] | None] | None = None,
 ) -> AsyncIterator[Any]:
     """The same store for async code (`ainvoke`, the server): the saver `open_saver` gives,
-    whose async methods run its sync ones in a worker thread. `origin` (the server's "serve")
-    marks the games clients start through this saver (`_Wargraph._served_run`)."""
+    whose async methods run its sync ones in a worker thread. `served` (the server's): a
+    thread's run settings; a game started through this saver without a registered run gets
+    its run with its first step, with these settings (`_Wargraph._served_run`)."""
     async with in_thread(open_saver(db, create=create)) as saver:
-        saver.wargraph.origin = origin
+        saver.wargraph.served = served
         yield saver
 
 

@@ -14,7 +14,7 @@ from tests.stores import params, store
 from tests.unit.test_view import payload_of
 from wargraph.cli import app
 from wargraph.lease import GameHeld, holders, lease
-from wargraph.runner import resume
+from wargraph.runner import list_runs, resume
 from wargraph.server.serve import ServeError, free_port, running, start
 from wargraph.view import stored_record
 
@@ -128,6 +128,8 @@ def test_a_game_the_server_is_playing_is_refused_to_the_cli(served):
         context={"model": endpoint.model(), "seed": 2},
     )
     wait_for(lambda: thread_id in holders(db), "the server to take the game's lease")
+    # a game from its first step on (setup: the scenario is loaded), then waiting on the model
+    wait_for(lambda: thread_id in list_runs(db), "the game's first step", timeout=60)
     with pytest.raises(GameHeld, match="is in use by `serve`"):
         resume(db=db, thread_id=thread_id)
     assert "playing" in _listed(db, thread_id)

@@ -171,7 +171,8 @@ def test_an_async_write_of_a_game_taken_by_another_holder_is_refused(store_db):
 def test_a_game_a_client_starts_on_the_servers_saver_gets_its_run(store_db):
     sc = check_scenario("azuristan_crimsonia", {"rounds": 1})
     ctx = GameContext(model="scripted", seed=9, humans=[])
-    values = _run(_ainvoke_game(store_db, sc, ctx, "served", origin="serve"))
+    settings = {"model": "scripted", "seed": 9, "humans": [], "not a setting": 1}
+    values = _run(_ainvoke_game(store_db, sc, ctx, "served", served={"served": settings}.get))
     assert values["done"]
     assert list_runs(store_db) == ["served"]  # listed once: one run per game
     found, settings = load_run(store_db, "served")
@@ -191,7 +192,7 @@ def test_a_cli_game_the_server_continues_keeps_its_own_run(tmp_path):
     assert waiting.interrupts
 
     async def answer() -> dict[str, Any]:
-        async with open_async_saver(db, origin="serve") as saver:
+        async with open_async_saver(db, served=lambda thread: {"seed": 77}) as saver:
             graph = game_graph(sc, saver)
             resume = Command(resume={w["id"]: {"plan": "hold"} for w in waiting.interrupts})
             return await graph.ainvoke(resume, _config("cli"), context=ctx)

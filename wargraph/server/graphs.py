@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph_sdk.runtime import ServerRuntime
 
 from wargraph import families
 from wargraph.scenario import ScenarioError
@@ -133,42 +134,44 @@ async def _graph_for(family: str, config: RunnableConfig | None) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def serving(family: str, config: RunnableConfig | None) -> AsyncIterator[Any]:
+async def serving(
+    family: str, config: RunnableConfig | None, runtime: ServerRuntime | None = None
+) -> AsyncIterator[Any]:
     """What a graph factory gives langgraph-api: the graph, and for a run of a game kept in a
     wargraph store (`wargraph serve --db`), the game's lease while the run lasts."""
     graph = await graph_for(family, config)
-    async with run_lease(config):  # type: ignore[arg-type]
+    async with run_lease(config, runtime):  # type: ignore[arg-type]
         yield graph
 
 
-def crisis(config: RunnableConfig):
+def crisis(config: RunnableConfig, runtime: ServerRuntime):
     """The crisis game (players, teams and an umpire); default scenario azuristan_crimsonia."""
-    return serving("crisis", config)
+    return serving("crisis", config, runtime)
 
 
-def tabletop(config: RunnableConfig):
+def tabletop(config: RunnableConfig, runtime: ServerRuntime):
     """The tabletop exercise (incident, injects, responders, debrief)."""
-    return serving("tabletop", config)
+    return serving("tabletop", config, runtime)
 
 
-def waragent(config: RunnableConfig):
+def waragent(config: RunnableConfig, runtime: ServerRuntime):
     """WarAgent-style historical simulation (countries, secretaries, board)."""
-    return serving("waragent", config)
+    return serving("waragent", config, runtime)
 
 
-def diplomacy(config: RunnableConfig):
+def diplomacy(config: RunnableConfig, runtime: ServerRuntime):
     """Full-press Diplomacy (powers, press, orders, the Diplomacy engine)."""
-    return serving("diplomacy", config)
+    return serving("diplomacy", config, runtime)
 
 
-def flow(config: RunnableConfig):
+def flow(config: RunnableConfig, runtime: ServerRuntime):
     """A game composed from the phase library by the scenario's `flow` section."""
-    return serving("flow", config)
+    return serving("flow", config, runtime)
 
 
 def _factory(family: str):
-    def serve_family(config: RunnableConfig):
-        return serving(family, config)
+    def serve_family(config: RunnableConfig, runtime: ServerRuntime):
+        return serving(family, config, runtime)
 
     serve_family.__name__ = family
     serve_family.__doc__ = families.get(family).description or f"The {family} game."

@@ -18,13 +18,17 @@ checkpoint, so neither overwrites what the other wrote.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 DB_ENV = "WARGRAPH_SERVE_DB"
 PATH = "wargraph.server.stored.saver"  # langgraph-api imports `module.attr` (a dot, not a colon)
-ORIGIN = "serve"
+ORIGIN = "serve"  # the command a run's lease names
+
+# The run settings (context) of each game a run is playing now, for its run metadata.
+_settings: dict[str, dict[str, Any]] = {}
 
 
 def store() -> str | None:
@@ -40,21 +44,34 @@ async def saver() -> AsyncIterator[Any]:
     db = store()
     if db is None:
         raise RuntimeError(f"{DB_ENV} names no store: start the server with wargraph serve --db")
-    async with open_async_saver(db, origin=ORIGIN) as found:
+    async with open_async_saver(db, served=_settings.get) as found:
         yield found
 
 
 @contextlib.asynccontextmanager
-async def run_lease(config: dict[str, Any] | None) -> AsyncIterator[None]:
-    """The game's lease for the duration of a run (langgraph-api enters a graph factory's
-    context for each run and leaves it when the run ends); reads take none."""
+async def run_lease(config: dict[str, Any] | None, runtime: Any) -> AsyncIterator[None]:
+    """For a run (langgraph-api enters a graph factory's context for each run and leaves it
+    when the run ends; reads take none): the game's lease, and the run's settings noted for
+    the game's run metadata."""
     from wargraph.lease import lease
     from wargraph.store import in_thread
 
-    conf = (config or {}).get("configurable") or {}
-    db, thread = store(), conf.get("thread_id")
-    if db is None or not thread or not conf.get("__is_for_execution__"):
+    execution = getattr(runtime, "execution_runtime", None)
+    db, thread = store(), ((config or {}).get("configurable") or {}).get("thread_id")
+    if db is None or not thread or execution is None:
         yield
         return
-    async with in_thread(lease(db, str(thread), command=ORIGIN)):
-        yield
+    thread = str(thread)
+    async with in_thread(lease(db, thread, command=ORIGIN)):
+        _settings[thread] = _plain(execution.context)
+        try:
+            yield
+        finally:
+            _settings.pop(thread, None)
+
+
+def _plain(context: Any) -> dict[str, Any]:
+    """A run's context as sent (a mapping) or as the graph's schema made it (a dataclass)."""
+    if dataclasses.is_dataclass(context) and not isinstance(context, type):
+        return dataclasses.asdict(context)
+    return dict(context) if isinstance(context, dict) else {}
