@@ -15,8 +15,8 @@ thread id, lease and records, and a game that fails is that game's error, not th
 Why threads and not asyncio: a game's nodes are sync functions (the deciders call the model's
 sync `invoke`), so `graph.ainvoke` runs them in the event loop's thread pool anyway, and the
 store's async methods run its sync ones in a thread. benchmarks/sync_async.py plays the same
-games both ways: 0.94-1.40x the games per minute under `asyncio.gather` (SQLite and
-PostgreSQL, up to 32 at once), the same CPU per game; against a 200 ms endpoint the loop's
+games both ways: 0.79-1.40x the games per minute under `asyncio.gather` (SQLite and
+PostgreSQL, up to 32 at once, two runs on a shared machine), the same CPU per game; against a 200 ms endpoint the loop's
 default executor (six threads on two cores) holds asyncio to 0.28x unless it is given as many
 threads as calls in flight. The waiting on the endpoint releases the GIL either way; what does
 not scale is the CPU each game spends in Python (benchmarks/concurrency.py measures it).

@@ -987,7 +987,13 @@ def open_saver(db: Db, *, create: bool = True) -> Iterator[Any]:
 async def in_thread(manager: contextlib.AbstractContextManager[Any]) -> AsyncIterator[Any]:
     """A sync context manager (a saver, a lease) entered and left in a worker thread, for async
     code: opening and closing touch the disk or the network, which an event loop must not."""
-    value = await asyncio.to_thread(manager.__enter__)
+    entering = asyncio.ensure_future(asyncio.to_thread(manager.__enter__))
+    try:
+        value = await asyncio.shield(entering)
+    except asyncio.CancelledError:
+        # the thread goes on entering (a lease taken, a store opened): leave once it has
+        entering.add_done_callback(_leave_once_entered(manager))
+        raise
     try:
         yield value
     except BaseException as exc:
@@ -995,6 +1001,14 @@ async def in_thread(manager: contextlib.AbstractContextManager[Any]) -> AsyncIte
             raise
     else:
         await asyncio.to_thread(manager.__exit__, None, None, None)
+
+
+def _leave_once_entered(manager: contextlib.AbstractContextManager[Any]) -> Callable[[Any], None]:
+    def leave(entered: asyncio.Future) -> None:
+        if not entered.cancelled() and entered.exception() is None:
+            asyncio.get_running_loop().run_in_executor(None, manager.__exit__, None, None, None)
+
+    return leave
 
 
 @contextlib.asynccontextmanager

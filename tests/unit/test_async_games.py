@@ -6,8 +6,10 @@ its run (scenario and settings) in the store, and a game the CLI started keeps i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,7 +24,7 @@ from wargraph.lease import lease
 from wargraph.records import build_record
 from wargraph.runner import check_scenario, game_graph, list_runs, load_run, play
 from wargraph.scenario import Scenario
-from wargraph.store import LeaseLost, open_async_saver, own_sql
+from wargraph.store import LeaseLost, in_thread, open_async_saver, own_sql
 
 # one scripted game of each family, small enough for a unit test
 GAMES = {
@@ -201,3 +203,34 @@ def test_a_cli_game_the_server_continues_keeps_its_own_run(tmp_path):
     _, settings = load_run(db, "cli")
     assert settings.trace_path == ctx.trace_path and settings.humans == ["crimsonia"]
     assert [(g.thread_id, g.via) for g in list_games(db)] == [("cli", "cli")]
+
+
+def test_a_run_cancelled_while_taking_its_lease_gives_it_back():
+    """`in_thread` (the server's lease and saver): a task cancelled while the worker thread
+    enters still leaves what the thread entered, so no game stays held by a cancelled run."""
+    release, entered, left = threading.Event(), threading.Event(), threading.Event()
+
+    class Slow:
+        def __enter__(self) -> Slow:
+            release.wait(10)
+            entered.set()
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            left.set()
+
+    async def main() -> None:
+        async def hold() -> None:
+            async with in_thread(Slow()):
+                await asyncio.sleep(60)
+
+        task = asyncio.create_task(hold())
+        await asyncio.sleep(0)  # the task starts entering
+        task.cancel()
+        release.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await asyncio.get_running_loop().run_in_executor(None, left.wait, 10)
+
+    _run(main())
+    assert entered.is_set() and left.is_set()

@@ -4,8 +4,8 @@ Every run on the server is an `ainvoke`: LangGraph runs the sync nodes (phases, 
 decisions and their model calls) and the store's calls in the event loop's default executor,
 min(32, CPUs + 4) threads, six on two cores, shared by every run in flight: six model calls at
 once across all games, whatever the endpoints allow. benchmarks/sync_async.py measured it: 64
-scripted-seat games against a 200 ms endpoint, 32 at a time, ran at 0.28x the games per minute
-of threads with that executor, and at 0.98x with 64 threads. The server's loop gets
+crisis games whose seats call a 200 ms endpoint, 32 at a time, ran at 0.28x the games per minute
+of threads with that executor, and at 0.90-0.98x with 64 threads. The server's loop gets
 WARGRAPH_SERVER_THREADS threads (default 64); each waits on I/O, not on the GIL.
 """
 
