@@ -20,6 +20,8 @@ noisy neighbour better than absolute numbers do.
                     and on Ray, the report's cost from stored games
 10. `play_quality`  do the games say anything: echoes, misspelled sides, negotiation activity,
                     repeated blocks, phase headers (crisis and Diplomacy 1901 on a model)
+11. `sync_async`    N games at once: `invoke` in threads vs `ainvoke` under asyncio.gather, on
+                    SQLite and PostgreSQL and against a 200 ms endpoint
 """
 
 from __future__ import annotations
@@ -42,4 +44,5 @@ BENCHMARKS = (
     "diplomacy_lean",
     "tournament",
     "play_quality",
+    "sync_async",
 )

@@ -4,15 +4,13 @@ role's own checkpoint namespace (`compile(checkpointer=True)`) and is never pass
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
 
+from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 from langgraph.types import Command, RetryPolicy, interrupt
 from pydantic import BaseModel
 
-from wargraph.context import GameContext
 from wargraph.deciders import (
     INTERRUPT_VERSION,
     Ask,
@@ -228,12 +226,16 @@ def agent_node_name(role: str) -> str:
     return f"agent_{role}"
 
 
-def make_agent_node(role: str) -> Callable[..., dict[str, Any]]:
-    def agent(payload: dict[str, Any], runtime: Runtime[GameContext]) -> dict[str, Any]:
-        asks = [a for a in payload.get("asks", []) if a["role"] == role]
-        # Saved once, when the seat's step ends or stops for a person: a crash inside it only
-        # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
-        out = agent_graph.invoke(enter(asks), durability="exit")
+def make_agent_node(role: str) -> Runnable:
+    """The seat's node: its asks of this step through the seat's subgraph. Sync and async
+    (`invoke` and `ainvoke` of the game): the subgraph is called the way the game runs, so under
+    `ainvoke` its checkpoints go through the saver's async methods (a server's checkpointer may
+    have no others); the rest is shared."""
+
+    def asked(payload: dict[str, Any]) -> list[Ask]:
+        return [a for a in payload.get("asks", []) if a["role"] == role]
+
+    def answered(asks: list[Ask], out: dict[str, Any]) -> dict[str, Any]:
         answers = out.get("answers", {})
         missing = [a["id"] for a in asks if a["id"] not in answers]
         if missing:
@@ -242,5 +244,16 @@ def make_agent_node(role: str) -> Callable[..., dict[str, Any]]:
             raise RuntimeError(f"seat {role} returned no answer for {missing}")
         return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
 
-    agent.__name__ = agent_node_name(role)
-    return agent
+    # Saved once, when the seat's step ends or stops for a person: a crash inside it only
+    # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
+    def agent(payload: dict[str, Any]) -> dict[str, Any]:
+        asks = asked(payload)
+        return answered(asks, agent_graph.invoke(enter(asks), durability="exit"))
+
+    async def aagent(payload: dict[str, Any]) -> dict[str, Any]:
+        asks = asked(payload)
+        return answered(asks, await agent_graph.ainvoke(enter(asks), durability="exit"))
+
+    # a node with a sync and a native async side (a plain function's async side would be the
+    # sync one in a thread)
+    return RunnableLambda(agent, afunc=aagent, name=agent_node_name(role))

@@ -13,12 +13,13 @@ thread id, lease and records, and a game that fails is that game's error, not th
     failed = [(r.thread_id, r.error) for r in runs if r.status == "error"]
 
 Why threads and not asyncio: a game's nodes are sync functions (the deciders call the model's
-sync `invoke`, the SQLite checkpointer and the lease are sync), so `graph.ainvoke` runs them in
-the event loop's thread pool anyway. Measured on the crisis game against a 200 ms loopback
-endpoint (benchmarks/fake_endpoint.py), in-memory checkpoints, 16 games at once: 0.040-0.043 s
-of CPU per game in threads, 0.039-0.044 s with `asyncio.gather` of `ainvoke` — the same cost,
-and the async way would need a second, async checkpointer kept in step with the sync one. The waiting on the endpoint releases the GIL either way; what
-does not scale is the CPU each game spends in Python (benchmarks/concurrency.py measures it).
+sync `invoke`), so `graph.ainvoke` runs them in the event loop's thread pool anyway, and the
+store's async methods run its sync ones in a thread. benchmarks/sync_async.py plays the same
+games both ways: 0.79-1.40x the games per minute under `asyncio.gather` (SQLite and
+PostgreSQL, up to 32 at once, two runs on a shared machine), the same CPU per game; against a 200 ms endpoint the loop's
+default executor (six threads on two cores) holds asyncio to 0.28x unless it is given as many
+threads as calls in flight. The waiting on the endpoint releases the GIL either way; what does
+not scale is the CPU each game spends in Python (benchmarks/concurrency.py measures it).
 """
 
 from __future__ import annotations

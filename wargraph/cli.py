@@ -316,16 +316,25 @@ def resume(
 
 @app.command()
 def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") -> None:
-    """List a store's games: thread, scenario, status, round, last update."""
+    """List a store's games: thread, family, scenario, who started it (cli or serve), status,
+    round, last update."""
     from wargraph.games import list_games
 
     try:
         rows = list_games(db)
     except _known_errors() as exc:
         fail(str(exc))
-    table = RichTable("thread", "scenario", "status", "round", "last update")
+    table = RichTable("thread", "family", "scenario", "via", "status", "round", "last update")
     for g in rows:
-        table.add_row(text(g.thread_id), text(g.scenario), text(g.status), str(g.round), g.updated)
+        table.add_row(
+            text(g.thread_id),
+            text(g.family),
+            text(g.scenario),
+            g.via,
+            text(g.status),
+            str(g.round),
+            g.updated,
+        )
     console.print(table if rows else text(f"no games in {db}"))
 
 
@@ -466,6 +475,10 @@ def ask(
     console.print(text(answer))
 
 
+SERVE_DB_HELP = (
+    "Keep the games in this store (SQLite file or postgresql:// URL), as the CLI does: "
+    "wargraph games/view/resume read them (default: the server's own, in its state folder)."
+)
 ALLOW_MODEL_HELP = (
     "A model reference games on this server may use besides embedded and scripted, e.g. "
     "openai:gpt-4o-mini or openai:*@http://10.0.0.5:8000/v1 (repeatable)."
@@ -487,9 +500,10 @@ def serve(
         typer.Option(help="A scenario file the facilitator may start by name (repeatable)."),
     ] = None,
     allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
+    db: Annotated[str | None, typer.Option(help=SERVE_DB_HELP)] = None,
 ) -> None:
     """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
-    _run_server("serve", host, port, config, state_dir, scenario, allow_model)
+    _run_server("serve", host, port, config, state_dir, scenario, allow_model, db)
 
 
 @app.command()
@@ -504,9 +518,10 @@ def studio(
         list[Path] | None, typer.Option(help="A scenario file runs may name (repeatable).")
     ] = None,
     allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
+    db: Annotated[str | None, typer.Option(help=SERVE_DB_HELP)] = None,
 ) -> None:
     """Debug games in LangGraph Studio: langgraph dev on loopback with Studio allowed, no seats."""
-    _run_server("studio", host, port, config, state_dir, scenario, allow_model)
+    _run_server("studio", host, port, config, state_dir, scenario, allow_model, db)
 
 
 def _run_server(
@@ -517,6 +532,7 @@ def _run_server(
     state_dir: Path | None,
     scenario: list[Path] | None,
     allow_model: list[str] | None,
+    db: str | None,
 ) -> NoReturn:
     try:
         module = importlib.import_module(f"wargraph.server.{mode}")
@@ -530,6 +546,7 @@ def _run_server(
             state_dir=state_dir,
             scenarios=scenario or [],
             allow_models=allow_model or [],
+            db=db,
         )
     )
 

@@ -1,4 +1,5 @@
-"""`wargraph games`: the games a store holds, read through the saver's API (any backend)."""
+"""`wargraph games`: the games a store holds, read through the saver's API (any backend): those
+wargraph commands played and those clients of `wargraph serve --db` started."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class GameRow:
     status: str
     round: int
     updated: str
+    family: str = "?"
+    via: str = "?"  # "cli" (a wargraph command started it) or "serve" (a client of the server)
 
 
 def _status(tup: Any, held: tuple | None) -> str:
@@ -60,6 +63,8 @@ def _row(saver: Any, tid: str, held: tuple | None) -> GameRow:
         status=_status(tup, held),
         round=int(values.get("round", 0) or 0),
         updated=_when(stamp),
+        family=str(spec.get("family") or "?"),
+        via=str(run.get("origin") or "cli"),
     )
 
 

@@ -18,15 +18,20 @@ What every store gives, on both backends:
   check value of the key is kept too: a wrong key is refused before anything is written.
 - Writes of a game whose lease this process holds are fenced (`wargraph.fence`), and a write
   from a host whose clock is behind the game's last checkpoint is refused.
+- Sync and async: `aput`, `aget_tuple`, ... run `put`, `get_tuple`, ... in a worker thread, so
+  `ainvoke` (the server) gets the same seals, bindings, transactions and fencing as `invoke`.
 - A game's run metadata (scenario and settings) inside its first checkpoint's metadata, so the
-  two are written by one statement and cannot be apart; it carries its own HMAC.
+  two are written by one statement and cannot be apart; it carries its own HMAC. A game a
+  client of the server starts gets it with its first step instead (`_served_run`).
 - `lease(db, thread)`: one writer per game (see `wargraph.lease`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -36,8 +41,8 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +57,7 @@ from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from wargraph import fence
 
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
+SERVED = "serve"  # the origin of a game a client of the server started (a run's "origin")
 KEY_ENV = "WARGRAPH_STORE_KEY"
 Db = str | Path
 
@@ -404,17 +410,43 @@ class _Wargraph:
         with self.wargraph.lock:
             self.wargraph.pending[thread_id] = run
 
-    def _with_run(self, config: dict, metadata: dict) -> dict:
+    def _with_run(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
         conf = config.get("configurable", {})
         if conf.get("checkpoint_ns", ""):
             return metadata
         with self.wargraph.lock:
             run = self.wargraph.pending.pop(conf.get("thread_id"), None)
+        if run is None and self.wargraph.served is not None:
+            run = self._served_run(config, checkpoint)
         if run is None:
             return metadata
         text = json.dumps(run, sort_keys=True, default=str)
         mac = _run_mac(self.wargraph.key, str(conf.get("thread_id")), text)
         return {**metadata, "wargraph": RUN_MARK, "wargraph_run": text, "wargraph_mac": mac}
+
+    def _served_run(self, config: dict, checkpoint: dict) -> dict | None:
+        """A game a client of the server started (not a wargraph command): nobody registers its
+        run, and its scenario is known once `setup` has loaded it. Its run is written with the
+        first root checkpoint holding the scenario `setup` stored, with the settings the
+        server noted for the thread's run (`StoreInfo.served`): once per game, never over a run
+        already stored (a game the CLI started and the server continues keeps its own)."""
+        spec = (checkpoint.get("channel_values") or {}).get("spec")
+        if isinstance(spec, _DeltaSnapshot):  # how a DeltaChannel hands its whole value
+            spec = spec.value
+        thread = str(config.get("configurable", {}).get("thread_id"))
+        if not isinstance(spec, dict) or thread in self.wargraph.marked:
+            return None
+        root = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+        stored = next(iter(self.list(root, filter={"wargraph": RUN_MARK}, limit=1)), None)  # type: ignore[attr-defined]
+        self.wargraph.marked.add(thread)
+        if stored is not None or self.wargraph.served is None:
+            return None
+        from wargraph.context import GameContext
+
+        settings = self.wargraph.served(thread) or {}
+        known = {k: v for k, v in settings.items() if k in GameContext.__dataclass_fields__}
+        context = dataclasses.asdict(GameContext(**known))
+        return {"scenario": spec, "context": context, "origin": SERVED}
 
     def _in_time(self, config: dict, new_id: str | None = None) -> None:
         """LangGraph makes checkpoint ids from the clock (monotonic within a process) and reads
@@ -434,7 +466,7 @@ class _Wargraph:
 
     def _sealed(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
         self._in_time(config, str(checkpoint["id"]))
-        meta = self._with_run(config, metadata)
+        meta = self._with_run(config, checkpoint, metadata)
         seal = _seal(self.wargraph.key, checkpoint, where=_where(config))
         return {**meta, "wargraph_seal": seal}
 
@@ -443,24 +475,48 @@ class _Wargraph:
     def put(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
         meta = self._sealed(config, checkpoint, metadata)
         thread, ns, _ = _where(config)
-        with _writing(config), _binding("checkpoint", thread, ns, str(checkpoint["id"])):
-            return super().put(config, checkpoint, meta, new_versions)  # type: ignore[misc]
-
-    async def aput(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
-        meta = self._sealed(config, checkpoint, metadata)
-        thread, ns, _ = _where(config)
-        with _binding("checkpoint", thread, ns, str(checkpoint["id"])):
-            return await super().aput(config, checkpoint, meta, new_versions)  # type: ignore[misc]
+        try:
+            with _writing(config), _binding("checkpoint", thread, ns, str(checkpoint["id"])):
+                return super().put(config, checkpoint, meta, new_versions)  # type: ignore[misc]
+        except BaseException:
+            if "wargraph_run" in meta:  # not written: the game's next checkpoint carries it
+                self.wargraph.marked.discard(thread)
+            raise
 
     def put_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
         self._in_time(config)
         with _writing(config), _binding("write", *_where(config), str(task_id)):
             return super().put_writes(config, writes, task_id, task_path)  # type: ignore[misc]
 
+    # -- async: the same methods in a worker thread -------------------------------------------
+    # One implementation of what a write and a read check (seal, bindings, one transaction,
+    # fence), for `invoke` and `ainvoke` alike: LangGraph's async savers would be a second one
+    # to keep in step. The database calls release the GIL in the thread, and a saver serializes
+    # its calls behind one lock either way (LangGraph's async savers too).
+
+    async def aput(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
     async def aput_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
-        self._in_time(config)
-        with _binding("write", *_where(config), str(task_id)):
-            return await super().aput_writes(config, writes, task_id, task_path)  # type: ignore[misc]
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def aget_tuple(self, config):  # type: ignore[no-untyped-def]
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(self, config, *, filter=None, before=None, limit=None):  # type: ignore[no-untyped-def]  # noqa: A002
+        def read() -> list:
+            return list(self.list(config, filter=filter, before=before, limit=limit))
+
+        for tup in await asyncio.to_thread(read):
+            yield tup
+
+    async def aget_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
+        return await asyncio.to_thread(
+            lambda: self.get_delta_channel_history(config=config, channels=channels)
+        )
+
+    async def adelete_thread(self, thread_id):  # type: ignore[no-untyped-def]
+        await asyncio.to_thread(self.delete_thread, thread_id)  # type: ignore[attr-defined]
 
     def _fence(self, cur: Any, sql: str, first: str, by_key: bool = False) -> None:
         """Inside a write's own transaction: refuse it if this process holds the thread's lease
@@ -485,11 +541,6 @@ class _Wargraph:
             tup = super().get_tuple(config)  # type: ignore[misc]
         return self._checked(tup, seen)
 
-    async def aget_tuple(self, config):  # type: ignore[no-untyped-def]
-        with _seeing([]) as seen:
-            tup = await super().aget_tuple(config)  # type: ignore[misc]
-        return self._checked(tup, seen)
-
     def list(self, config, **kw):  # type: ignore[no-untyped-def]
         rows = super().list(config, **kw)  # type: ignore[misc]
         try:
@@ -502,28 +553,9 @@ class _Wargraph:
         finally:
             rows.close()  # now, while the store is open (a caller may stop early)
 
-    async def alist(self, config, **kw):  # type: ignore[no-untyped-def]
-        rows = super().alist(config, **kw).__aiter__()  # type: ignore[misc]
-        try:
-            while True:
-                with _seeing([]) as seen:
-                    try:
-                        tup = await rows.__anext__()
-                    except StopAsyncIteration:
-                        return
-                yield self._checked(tup, seen)
-        finally:
-            await rows.aclose()
-
     def get_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
         with _seeing([]) as seen:
             found = super().get_delta_channel_history(config=config, channels=channels)  # type: ignore[misc]
-        self._of_thread(config, seen)
-        return found
-
-    async def aget_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
-        with _seeing([]) as seen:
-            found = await super().aget_delta_channel_history(config=config, channels=channels)  # type: ignore[misc]
         self._of_thread(config, seen)
         return found
 
@@ -651,6 +683,9 @@ class StoreInfo:
     key: bytes
     lock: threading.Lock
     pending: dict[str, dict[str, Any]]
+    # the server's: a thread's run settings, for games its clients start (`_served_run`)
+    served: Callable[[str], dict[str, Any] | None] | None = None
+    marked: set[str] = field(default_factory=set)  # threads whose run is known to be stored
 
     def legacy_run(self, thread_id: str) -> dict[str, Any] | None:
         """Stores written before run metadata moved into the first checkpoint."""
@@ -735,23 +770,15 @@ class _OneTransaction:
 
 
 def _saver_classes() -> dict[str, type]:
+    from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    classes: dict[str, type] = {
-        "sqlite": type("WargraphSqliteSaver", (_Wargraph, _FencedSqlite, SqliteSaver), {})
+    return {
+        "sqlite": type("WargraphSqliteSaver", (_Wargraph, _FencedSqlite, SqliteSaver), {}),
+        "postgres": type(
+            "WargraphPostgresSaver", (_Wargraph, _BoundBlobs, _OneTransaction, PostgresSaver), {}
+        ),
     }
-    from langgraph.checkpoint.postgres import PostgresSaver
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    classes["postgres"] = type(
-        "WargraphPostgresSaver", (_Wargraph, _BoundBlobs, _OneTransaction, PostgresSaver), {}
-    )
-    classes["async-postgres"] = type(
-        "WargraphAsyncPostgresSaver", (_Wargraph, _BoundBlobs, AsyncPostgresSaver), {}
-    )
-    classes["async-sqlite"] = type("WargraphAsyncSqliteSaver", (_Wargraph, AsyncSqliteSaver), {})
-    return classes
 
 
 _CLASSES: dict[str, type] = {}
@@ -957,45 +984,47 @@ def open_saver(db: Db, *, create: bool = True) -> Iterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def open_async_saver(db: Db) -> AsyncIterator[Any]:
-    """The same store for async code (the server): AsyncPostgresSaver or AsyncSqliteSaver."""
-    import asyncio
-
-    if is_url(db):
-        from psycopg.rows import dict_row
-        from psycopg_pool import AsyncConnectionPool
-
-        # tables, key and reachability checked by the sync path once, in a thread
-        sql, key, strict = await asyncio.to_thread(
-            lambda: _prepare_postgres(str(db), _pool(str(db)))
-        )
-        async with AsyncConnectionPool(
-            str(db),
-            min_size=1,
-            max_size=POOL_SIZE,
-            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        ) as pool:
-            serde = _AuthenticatedSerde(key, strict=strict, where=describe(db))
-            saver = saver_class("async-postgres")(pool, serde=serde)
-            saver.wargraph = _info(db, sql, key)
-            yield saver
-        return
-    import aiosqlite
-
-    conn = await asyncio.to_thread(connect_sqlite, db)
+async def in_thread(manager: contextlib.AbstractContextManager[Any]) -> AsyncIterator[Any]:
+    """A sync context manager (a saver, a lease) entered and left in a worker thread, for async
+    code: opening and closing touch the disk or the network, which an event loop must not."""
+    entering = asyncio.ensure_future(asyncio.to_thread(manager.__enter__))
     try:
-        sql, key, strict = await asyncio.to_thread(_prepare_sqlite, db, conn)
-    finally:
-        conn.close()
-    async with aiosqlite.connect(str(db), timeout=60) as aconn:
-        serde = _AuthenticatedSerde(key, strict=strict, where=str(db))
-        saver = saver_class("async-sqlite")(aconn, serde=serde)
-        await saver.setup()
-        saver.wargraph = _info(db, Sql(db, await asyncio.to_thread(connect_sqlite, db)), key)
-        try:
-            yield saver
-        finally:
-            saver.wargraph.sql.conn.close()
+        value = await asyncio.shield(entering)
+    except asyncio.CancelledError:
+        # the thread goes on entering (a lease taken, a store opened): leave once it has
+        entering.add_done_callback(_leave_once_entered(manager))
+        raise
+    try:
+        yield value
+    except BaseException as exc:
+        if not await asyncio.to_thread(manager.__exit__, type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await asyncio.to_thread(manager.__exit__, None, None, None)
+
+
+def _leave_once_entered(manager: contextlib.AbstractContextManager[Any]) -> Callable[[Any], None]:
+    def leave(entered: asyncio.Future) -> None:
+        if not entered.cancelled() and entered.exception() is None:
+            asyncio.get_running_loop().run_in_executor(None, manager.__exit__, None, None, None)
+
+    return leave
+
+
+@contextlib.asynccontextmanager
+async def open_async_saver(
+    db: Db,
+    *,
+    create: bool = True,
+    served: Callable[[str], dict[str, Any] | None] | None = None,
+) -> AsyncIterator[Any]:
+    """The same store for async code (`ainvoke`, the server): the saver `open_saver` gives,
+    whose async methods run its sync ones in a worker thread. `served` (the server's): a
+    thread's run settings; a game started through this saver without a registered run gets
+    its run with its first step, with these settings (`_Wargraph._served_run`)."""
+    async with in_thread(open_saver(db, create=create)) as saver:
+        saver.wargraph.served = served
+        yield saver
 
 
 def own_sql(db: Db, *, create: bool = True) -> contextlib.AbstractContextManager[Sql]:

@@ -23,6 +23,7 @@ from wargraph.server.guard import Guard
 from wargraph.server.pages import facilitator_page, home, play_page, web_file
 from wargraph.server.seat_api import seat_answer, seat_view
 from wargraph.server.seats import SECRET_ENV, facilitator_token
+from wargraph.server.steps import use_step_threads
 from wargraph.server.view_api import view_data, view_page
 
 log = logging.getLogger(__name__)
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 @asynccontextmanager
 async def lifespan(app: Starlette):
     enforce()  # models only from the operator's allow-list
+    use_step_threads()  # sync steps of every run in flight: more than the default six
     if not os.environ.get(SECRET_ENV):
         # A bare `langgraph dev` (not `wargraph serve`): the key is new each start; say so.
         log.warning(

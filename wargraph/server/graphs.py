@@ -9,23 +9,29 @@ of a shipped or registered scenario, never a path: see `catalog`);
 with neither, the module's own `graph` is served. Thread reads use the thread's stored config, so
 they see the same graph as the runs of that thread.
 
-The factories are async so a cache miss builds in a worker thread (scenario files are read from
-disk, which the server's event loop must not do).
+A factory gives an async context manager (langgraph-api enters it for each use): a cache miss
+builds in a worker thread (scenario files are read from disk, which the server's event loop must
+not do), and a run of a game kept in a wargraph store holds the game's lease while it runs
+(`wargraph.server.stored`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph_sdk.runtime import ServerRuntime
 
 from wargraph import families
 from wargraph.scenario import ScenarioError
 from wargraph.server.catalog import open_scenario
+from wargraph.server.stored import run_lease
 
 log = logging.getLogger(__name__)
 
@@ -127,34 +133,45 @@ async def _graph_for(family: str, config: RunnableConfig | None) -> Any:
     return compiled
 
 
-async def crisis(config: RunnableConfig):
+@contextlib.asynccontextmanager
+async def serving(
+    family: str, config: RunnableConfig | None, runtime: ServerRuntime | None = None
+) -> AsyncIterator[Any]:
+    """What a graph factory gives langgraph-api: the graph, and for a run of a game kept in a
+    wargraph store (`wargraph serve --db`), the game's lease while the run lasts."""
+    graph = await graph_for(family, config)
+    async with run_lease(config, runtime):  # type: ignore[arg-type]
+        yield graph
+
+
+def crisis(config: RunnableConfig, runtime: ServerRuntime):
     """The crisis game (players, teams and an umpire); default scenario azuristan_crimsonia."""
-    return await graph_for("crisis", config)
+    return serving("crisis", config, runtime)
 
 
-async def tabletop(config: RunnableConfig):
+def tabletop(config: RunnableConfig, runtime: ServerRuntime):
     """The tabletop exercise (incident, injects, responders, debrief)."""
-    return await graph_for("tabletop", config)
+    return serving("tabletop", config, runtime)
 
 
-async def waragent(config: RunnableConfig):
+def waragent(config: RunnableConfig, runtime: ServerRuntime):
     """WarAgent-style historical simulation (countries, secretaries, board)."""
-    return await graph_for("waragent", config)
+    return serving("waragent", config, runtime)
 
 
-async def diplomacy(config: RunnableConfig):
+def diplomacy(config: RunnableConfig, runtime: ServerRuntime):
     """Full-press Diplomacy (powers, press, orders, the Diplomacy engine)."""
-    return await graph_for("diplomacy", config)
+    return serving("diplomacy", config, runtime)
 
 
-async def flow(config: RunnableConfig):
+def flow(config: RunnableConfig, runtime: ServerRuntime):
     """A game composed from the phase library by the scenario's `flow` section."""
-    return await graph_for("flow", config)
+    return serving("flow", config, runtime)
 
 
 def _factory(family: str):
-    async def serve_family(config: RunnableConfig):
-        return await graph_for(family, config)
+    def serve_family(config: RunnableConfig, runtime: ServerRuntime):
+        return serving(family, config, runtime)
 
     serve_family.__name__ = family
     serve_family.__doc__ = families.get(family).description or f"The {family} game."

@@ -31,7 +31,7 @@ from rich.markup import escape
 
 from wargraph.models import ModelRefError
 from wargraph.scenario import ScenarioError
-from wargraph.server import FAMILIES
+from wargraph.server import FAMILIES, stored
 from wargraph.server.catalog import REGISTERED_ENV, check_registration
 from wargraph.server.endpoints import ALLOWED_ENV, parse_allowed
 from wargraph.server.launch import READ_TIMEOUT_ENV
@@ -287,13 +287,16 @@ def start(
     studio: bool = False,
     allow_models: list[str] | None = None,
     env: dict[str, str] | None = None,
+    db: str | Path | None = None,
 ) -> tuple[Server, dict[str, str]]:
     """Start `langgraph dev` in the state folder; returns at once (see `wait_ready`).
 
     `scenarios` are files the facilitator may start by name (besides the shipped ones);
     `read_timeout` is how long a client may take to send a whole request (seconds); `studio`:
     Studio mode (loopback only); `allow_models`: model references served games may use besides
-    embedded and scripted (added to WARGRAPH_ALLOWED_MODELS); `env`: more environment."""
+    embedded and scripted (added to WARGRAPH_ALLOWED_MODELS); `env`: more environment; `db`: a
+    wargraph store (SQLite file or PostgreSQL URL) to keep the games in, as the CLI does
+    (`wargraph.server.stored`; without it, langgraph-api's own store in the state folder)."""
     if studio and not is_loopback(host):
         raise ServeError(
             f"Studio mode serves one developer on loopback only, not {host}: use 127.0.0.1 "
@@ -311,9 +314,12 @@ def start(
         registered = check_registration(list(scenarios or []))
     except ScenarioError as err:
         raise ServeError(str(err)) from None
+    store = check_store(db)
     folder = Path(state_dir or (STUDIO_STATE_DIR if studio else DEFAULT_STATE_DIR)).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     data, skipped = effective_config(config, studio=studio)
+    if store is not None:
+        data["checkpointer"] = {"path": stored.PATH}
     (folder / "langgraph.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     secret = read_secret(folder)
     env = {
@@ -324,6 +330,7 @@ def start(
         SECRET_ENV: secret,
         "PYTHONUNBUFFERED": "1",  # the log file shows each request as it happens
         REGISTERED_ENV: os.pathsep.join(str(p) for p in registered.values()),
+        stored.DB_ENV: store or "",
     }
     if read_timeout is not None:
         env[READ_TIMEOUT_ENV] = str(read_timeout)
@@ -360,6 +367,23 @@ def start(
             out.close()
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     return Server(proc, url, folder, Path(log_path) if log_path else None, secret), skipped
+
+
+def check_store(db: str | Path | None) -> str | None:
+    """The `--db` store as the server process will open it (a SQLite path made absolute: the
+    server runs in its state folder), opened once here so a store that cannot be used is
+    refused before the server starts."""
+    if db is None or not str(db).strip():
+        return None
+    from wargraph.store import StoreError, is_url, own_sql
+
+    store = str(db) if is_url(db) else str(Path(db).expanduser().resolve())
+    try:
+        with own_sql(store):
+            pass
+    except StoreError as err:
+        raise ServeError(f"--db: {err}") from None
+    return store
 
 
 def wait_ready(server: Server, timeout: float = START_TIMEOUT_S) -> float:
@@ -399,6 +423,7 @@ def serve(
     state_dir: str | Path | None = None,
     scenarios: list[str | Path] | None = None,
     allow_models: list[str] | None = None,
+    db: str | Path | None = None,
 ) -> int:
     """Run the server in the foreground until Ctrl-C; print the facilitator's link."""
     from rich.console import Console
@@ -418,6 +443,10 @@ def serve(
         )
         for name, path in check_registration(list(scenarios or [])).items():
             console.print(f"Scenario {name}: {path}", highlight=False)
+        if db is not None:
+            from wargraph.store import describe
+
+            console.print(f"Games kept in {describe(db)} (wargraph games --db)", highlight=False)
 
     return foreground(
         console,
@@ -428,6 +457,7 @@ def serve(
         state_dir=state_dir,
         scenarios=scenarios,
         allow_models=allow_models,
+        db=db,
     )
 
 

@@ -11,6 +11,7 @@ from starlette.middleware import Middleware
 
 from wargraph.server.endpoints import enforce
 from wargraph.server.guard import Guard
+from wargraph.server.steps import use_step_threads
 
 STUDIO_ORIGIN = "https://smith.langchain.com"
 
@@ -18,6 +19,7 @@ STUDIO_ORIGIN = "https://smith.langchain.com"
 @asynccontextmanager
 async def lifespan(app: Starlette):
     enforce()  # models only from the operator's allow-list
+    use_step_threads()  # sync steps of every run in flight: more than the default six
     yield
 
 

@@ -1,0 +1,186 @@
+"""`wargraph serve --db STORE`: a real `langgraph dev` on loopback keeps its games in a wargraph
+store (PostgreSQL in a fresh schema; a SQLite file), where the CLI lists, views and reads them;
+one writer per game between the server and the CLI (each run holds the game's lease)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks.fake_endpoint import FakeEndpoint
+from tests.server.support import bearer, sdk, wait_for
+from tests.stores import params, store
+from tests.unit.test_view import payload_of
+from wargraph.cli import app
+from wargraph.lease import GameHeld, holders, lease
+from wargraph.runner import list_runs, resume
+from wargraph.server.serve import ServeError, free_port, running, start
+from wargraph.view import stored_record
+
+pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
+
+SLOW_CALL_S = 3.0  # the fake endpoint's answer time: a run stays in flight that long per call
+SHORT = {"rounds": 1, "questions": []}  # two plans at once, then the umpire's narrative
+
+
+@pytest.fixture(scope="module", params=params(slow={"sqlite"}))
+def served(request, tmp_path_factory):
+    """(server, store, endpoint model) for a server keeping its games in a fresh store."""
+    folder = tmp_path_factory.mktemp(f"served-{request.param}")
+    with (
+        store(request.param, folder) as db,
+        FakeEndpoint(SLOW_CALL_S, log_dir=folder) as endpoint,
+        running(
+            port=free_port(),
+            state_dir=folder / "state",
+            log_path=folder / "server.log",
+            log_level="INFO",
+            allow_models=[f"openai:*@{endpoint.url}"],
+            db=db,
+            env={"WARGRAPH_ENDPOINT_CONCURRENCY": "32"},  # the server's threads bound, not this
+        ) as server,
+    ):
+        yield server, db, endpoint
+        assert server.process.poll() is None, server.log_tail()
+
+
+def _listed(db: str, thread_id: str) -> str:
+    r = CliRunner().invoke(app, ["games", "--db", db], env={"COLUMNS": "300"})
+    assert r.exit_code == 0, r.output
+    lines = [line for line in r.output.splitlines() if f"│ {thread_id} " in line]
+    assert len(lines) == 1, r.output
+    return lines[0]
+
+
+def _context(seat: str) -> dict:
+    return {"model": "scripted", "humans": [seat], "seed": 5}
+
+
+def _waiting_game(client, seat: str) -> tuple[str, dict]:
+    thread_id = client.threads.create()["thread_id"]
+    out = client.runs.wait(
+        thread_id,
+        "crisis",
+        input={"scenario": "azuristan_crimsonia", "overrides": {"rounds": 1}},
+        context=_context(seat),
+    )
+    assert "__interrupt__" in out, out
+    (asked,) = client.threads.get_state(thread_id)["interrupts"]
+    assert asked["value"]["seat"] == seat
+    return thread_id, asked
+
+
+def test_a_served_game_with_a_person_is_in_the_store_the_cli_reads(served, tmp_path):
+    server, db, _ = served
+    client = sdk(server)
+    thread_id, asked = _waiting_game(client, "azuristan")
+    assert "waiting" in _listed(db, thread_id)  # listed while it waits for the person
+
+    plan = "AZ: open the border crossing to observers"
+    answer = {"resume": {asked["id"]: {"plan": plan}}}
+    client.runs.wait(thread_id, "crisis", command=answer, context=_context("azuristan"))
+    values = client.threads.get_state(thread_id)["values"]
+    assert values["done"] and not values.get("error")
+
+    line = _listed(db, thread_id)
+    assert "crisis" in line and "Zafaristan" in line and "serve" in line and "done" in line
+
+    record, _, _ = stored_record(db, thread_id)  # what `wargraph view --thread` draws
+    with httpx.Client(base_url=server.url, timeout=60) as web:
+        r = web.get(f"/wargraph/games/{thread_id}/record", headers=bearer(server.facilitator_token))
+    assert r.status_code == 200, r.text
+    assert record["events"] == r.json()["events"]
+    assert any(e["kind"] == "plan" and plan in e["text"] for e in record["events"])
+
+    page = tmp_path / "view.html"
+    r = CliRunner().invoke(app, ["view", "--thread", thread_id, "--db", db, "--out", str(page)])
+    assert r.exit_code == 0, r.output
+    drawn = payload_of(page)
+    assert drawn["thread"] == thread_id and plan in "\n".join(drawn["L"])
+
+
+def test_a_game_the_cli_holds_is_refused_by_the_server_until_it_is_free(served):
+    server, db, _ = served
+    client = sdk(server)
+    thread_id, asked = _waiting_game(client, "crimsonia")
+    answer = {"resume": {asked["id"]: {"plan": "CR: hold"}}}
+    with (
+        lease(db, thread_id, command="resume"),
+        pytest.raises(Exception, match="in use by `resume`"),
+    ):
+        client.runs.wait(thread_id, "crisis", command=answer, context=_context("crimsonia"))
+    # nothing was written: the same question is still open, and now the run goes through
+    (still,) = client.threads.get_state(thread_id)["interrupts"]
+    assert still["id"] == asked["id"]
+    client.runs.wait(thread_id, "crisis", command=answer, context=_context("crimsonia"))
+    assert client.threads.get_state(thread_id)["values"]["done"]
+
+
+def test_a_game_the_server_is_playing_is_refused_to_the_cli(served):
+    server, db, endpoint = served
+    client = sdk(server)
+    thread_id = client.threads.create()["thread_id"]
+    run = client.runs.create(
+        thread_id,
+        "crisis",
+        input={"scenario": "azuristan_crimsonia", "overrides": SHORT},
+        context={"model": endpoint.model(), "seed": 2},
+    )
+    wait_for(lambda: thread_id in holders(db), "the server to take the game's lease")
+    # a game from its first step on (setup: the scenario is loaded), then waiting on the model
+    wait_for(lambda: thread_id in list_runs(db), "the game's first step", timeout=60)
+    with pytest.raises(GameHeld, match="is in use by `serve`"):
+        resume(db=db, thread_id=thread_id)
+    assert "playing" in _listed(db, thread_id)
+    client.runs.join(thread_id, run["run_id"])
+    state = client.threads.get_state(thread_id)["values"]
+    assert state["done"] and not state.get("error"), state.get("error")
+    assert thread_id not in holders(db)  # given back when the run ended
+    assert resume(db=db, thread_id=thread_id).finished  # and the CLI may take it now
+
+
+def test_a_store_that_cannot_be_used_stops_serve_before_it_starts(tmp_path):
+    folder = tmp_path / "not-a-store.sqlite"
+    folder.mkdir()
+    with pytest.raises(ServeError, match="--db: .*is a folder"):
+        start(port=free_port(), state_dir=tmp_path / "state", db=str(folder))
+    assert not (tmp_path / "state").exists()  # refused before anything was set up
+    unreachable = "postgresql://postgres@127.0.0.1:1/test"
+    r = CliRunner().invoke(
+        app,
+        [
+            "serve",
+            "--port",
+            str(free_port()),
+            "--state-dir",
+            str(tmp_path / "s"),
+            "--db",
+            unreachable,
+        ],
+        env={"COLUMNS": "300"},
+    )
+    assert r.exit_code == 2, r.output
+    assert "error: --db: postgresql://postgres@127.0.0.1:1/test: cannot reach" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_the_served_runs_steps_are_not_held_to_the_loops_six_default_threads(served):
+    """Four runs at once (the server's jobs), two seats each planning at once on the endpoint:
+    eight calls in flight, where the event loop's default executor (six threads on two cores)
+    would hold them to six."""
+    server, _, endpoint = served
+    client = sdk(server)
+    endpoint.stats()  # resets the endpoint's peak
+    runs = []
+    for seed in range(4):
+        thread_id = client.threads.create()["thread_id"]
+        context = {"model": endpoint.model(), "seed": seed}
+        input_ = {"scenario": "azuristan_crimsonia", "overrides": SHORT}
+        runs.append(
+            (thread_id, client.runs.create(thread_id, "crisis", input=input_, context=context))
+        )
+    for thread_id, run in runs:
+        client.runs.join(thread_id, run["run_id"])
+        assert client.threads.get_state(thread_id)["values"]["done"]
+    assert endpoint.stats()["peak_in_flight"] == 8
