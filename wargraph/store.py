@@ -494,29 +494,32 @@ class _Wargraph:
     # to keep in step. The database calls release the GIL in the thread, and a saver serializes
     # its calls behind one lock either way (LangGraph's async savers too).
 
+    async def _off_loop(self, fn: Callable[[], Any]) -> Any:
+        return await asyncio.to_thread(self.wargraph.in_thread, fn)
+
     async def aput(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
-        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+        return await self._off_loop(lambda: self.put(config, checkpoint, metadata, new_versions))
 
     async def aput_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
-        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+        await self._off_loop(lambda: self.put_writes(config, writes, task_id, task_path))
 
     async def aget_tuple(self, config):  # type: ignore[no-untyped-def]
-        return await asyncio.to_thread(self.get_tuple, config)
+        return await self._off_loop(lambda: self.get_tuple(config))
 
     async def alist(self, config, *, filter=None, before=None, limit=None):  # type: ignore[no-untyped-def]  # noqa: A002
         def read() -> list:
             return list(self.list(config, filter=filter, before=before, limit=limit))
 
-        for tup in await asyncio.to_thread(read):
+        for tup in await self._off_loop(read):
             yield tup
 
     async def aget_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
-        return await asyncio.to_thread(
+        return await self._off_loop(
             lambda: self.get_delta_channel_history(config=config, channels=channels)
         )
 
     async def adelete_thread(self, thread_id):  # type: ignore[no-untyped-def]
-        await asyncio.to_thread(self.delete_thread, thread_id)  # type: ignore[attr-defined]
+        await self._off_loop(lambda: self.delete_thread(thread_id))  # type: ignore[attr-defined]
 
     def _fence(self, cur: Any, sql: str, first: str, by_key: bool = False) -> None:
         """Inside a write's own transaction: refuse it if this process holds the thread's lease
@@ -676,6 +679,11 @@ class _BoundBlobs:
         return out
 
 
+# How long closing a store waits for calls still running in worker threads (SQLite waits at most
+# its busy timeout, 60 s, for a lock)
+DRAIN_S = 90.0
+
+
 @dataclass
 class StoreInfo:
     db: Db
@@ -686,6 +694,27 @@ class StoreInfo:
     # the server's: a thread's run settings, for games its clients start (`_served_run`)
     served: Callable[[str], dict[str, Any] | None] | None = None
     marked: set[str] = field(default_factory=set)  # threads whose run is known to be stored
+    # calls running in worker threads (async methods): the connection outlives the last one
+    idle: threading.Condition = field(default_factory=threading.Condition)
+    calls: int = 0
+
+    def in_thread(self, fn: Callable[[], Any]) -> Any:
+        """Run `fn` counted as a call in progress until it returns, in its own thread: a task
+        cancelled while awaiting it leaves the call running, and closing the connection under
+        a running call crashes the process."""
+        with self.idle:
+            self.calls += 1
+        try:
+            return fn()
+        finally:
+            with self.idle:
+                self.calls -= 1
+                self.idle.notify_all()
+
+    def drained(self, timeout: float = DRAIN_S) -> bool:
+        """Wait until no call runs in a worker thread; False if one still runs after `timeout`."""
+        with self.idle:
+            return self.idle.wait_for(lambda: self.calls == 0, timeout)
 
     def legacy_run(self, thread_id: str) -> dict[str, Any] | None:
         """Stores written before run metadata moved into the first checkpoint."""
@@ -968,19 +997,23 @@ def open_saver(db: Db, *, create: bool = True) -> Iterator[Any]:
             raise StoreError(f"{describe(db)}: {_reason(exc)}") from None
         return
     conn = connect_sqlite(db, create=create)
+    info = None
     try:
         sql, key, strict = _prepare_sqlite(db, conn)
         saver = saver_class("sqlite")(
             conn, serde=_AuthenticatedSerde(key, strict=strict, where=str(db))
         )
         saver.setup()
-        saver.wargraph = _info(db, sql, key)
+        saver.wargraph = info = _info(db, sql, key)
         try:
             yield saver
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{db}: {_reason(exc)}") from None
     finally:
-        conn.close()
+        # an async call cancelled by the game's end may still run in its thread: closing the
+        # connection under it would crash the process, so wait, or else leave it open
+        if info is None or info.drained():
+            conn.close()
 
 
 @contextlib.asynccontextmanager

@@ -234,3 +234,35 @@ def test_a_run_cancelled_while_taking_its_lease_gives_it_back():
 
     _run(main())
     assert entered.is_set() and left.is_set()
+
+
+def test_a_store_is_closed_only_after_its_last_call_in_a_worker_thread(tmp_path):
+    """A task awaiting an async read is cancelled (the game stops on an error) while the read
+    still runs in its thread: closing the SQLite connection under it crashed the process
+    (a segfault seen once in the suite). Closing now waits for the call."""
+    from wargraph.store import open_saver
+
+    started, release, order = threading.Event(), threading.Event(), []
+
+    async def main() -> None:
+        with open_saver(tmp_path / "games.sqlite") as saver:
+            read = saver.get_tuple
+
+            def slow(config: Any) -> Any:
+                started.set()
+                release.wait(10)
+                out = read(config)  # the connection is still open here
+                order.append("read")
+                return out
+
+            saver.get_tuple = slow
+            task = asyncio.ensure_future(saver.aget_tuple(_config("t")))
+            await asyncio.to_thread(started.wait, 10)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            threading.Timer(0.2, release.set).start()
+        order.append("closed")
+
+    _run(main())
+    assert order == ["read", "closed"]
