@@ -29,6 +29,7 @@ What every store gives, on both backends:
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import contextvars
 import dataclasses
@@ -41,10 +42,10 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.checkpoint.serde.base import CipherProtocol, SerializerProtocol
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
@@ -55,6 +56,27 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 
 from wargraph import fence
+
+if TYPE_CHECKING:
+    import psycopg
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import (
+        BaseCheckpointSaver,
+        ChannelVersions,
+        Checkpoint,
+        CheckpointMetadata,
+        CheckpointTuple,
+        DeltaChannelHistory,
+    )
+    from langgraph.checkpoint.postgres import PostgresSaver as _PostgresBase
+    from langgraph.checkpoint.sqlite import SqliteSaver as _SqliteBase
+    from psycopg.rows import DictRow
+
+    _SaverBase = BaseCheckpointSaver[str]
+else:
+    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
+    # before; at run time they are plain classes (those savers are imported on first use).
+    _SaverBase = _SqliteBase = _PostgresBase = object
 
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
 SERVED = "serve"  # the origin of a game a client of the server started (a run's "origin")
@@ -173,10 +195,14 @@ class _Compressed(SerializerProtocol):
         return self.serde.loads_typed(data)
 
 
+Bindings = list[tuple[Any, ...]]  # of the blobs opened while a checkpoint is read
+
 # What a blob being written belongs to (its AEAD associated data), and the bindings of the
 # blobs opened while one checkpoint is read (checked against that checkpoint by `_checked`).
 _BIND: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("wargraph_bind", default=())
-_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("wargraph_seen", default=None)
+_SEEN: contextvars.ContextVar[Bindings | None] = contextvars.ContextVar(
+    "wargraph_seen", default=None
+)
 
 LEGACY, STRICT, BOUND = 0, 1, 2  # a store's guard: what every blob must carry to load
 
@@ -191,7 +217,7 @@ def _binding(*what: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _seeing(seen: list) -> Iterator[list]:
+def _seeing(seen: Bindings) -> Iterator[Bindings]:
     token = _SEEN.set(seen)
     try:
         yield seen
@@ -367,7 +393,12 @@ def _run_mac(key: bytes, thread_id: str, text: str) -> str:
 SEAL2 = "v2:"  # seals that also cover the thread, namespace and parent link
 
 
-def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None, where: Any = None) -> str:
+def _seal(
+    key: bytes,
+    checkpoint: Mapping[str, Any],
+    checkpoint_id: str | None = None,
+    where: tuple[object, object, object] | None = None,
+) -> str:
     """The checkpoint's seal. `where` = (thread id, namespace, parent id) makes a v2 seal; a
     v1 seal (without them) is what earlier versions wrote, and loads only in their stores."""
     values = checkpoint.get("channel_values") or {}
@@ -390,7 +421,7 @@ def _seal(key: bytes, checkpoint: dict, checkpoint_id: str | None = None, where:
     return mac if where is None else SEAL2 + mac
 
 
-def _where(config: dict) -> tuple[str, str, str]:
+def _where(config: RunnableConfig | None) -> tuple[str, str, str]:
     """(thread id, namespace, checkpoint id) of a config (at `put`, the id is the parent's)."""
     conf = (config or {}).get("configurable", {})
     return (
@@ -400,22 +431,25 @@ def _where(config: dict) -> tuple[str, str, str]:
     )
 
 
-class _Wargraph:
+class _Wargraph(_SaverBase):
     """What wargraph adds to LangGraph's saver classes (mixed in before them)."""
 
     wargraph: StoreInfo
+    serde: _AuthenticatedSerde  # what `open_saver` gives every saver
 
     def register_run(self, thread_id: str, run: dict[str, Any]) -> None:
         """Write `run` with the thread's next root checkpoint (its first, for a new game)."""
         with self.wargraph.lock:
             self.wargraph.pending[thread_id] = run
 
-    def _with_run(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
+    def _with_run(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata
+    ) -> Mapping[str, Any]:
         conf = config.get("configurable", {})
         if conf.get("checkpoint_ns", ""):
             return metadata
         with self.wargraph.lock:
-            run = self.wargraph.pending.pop(conf.get("thread_id"), None)
+            run = self.wargraph.pending.pop(str(conf.get("thread_id")), None)
         if run is None and self.wargraph.served is not None:
             run = self._served_run(config, checkpoint)
         if run is None:
@@ -424,7 +458,7 @@ class _Wargraph:
         mac = _run_mac(self.wargraph.key, str(conf.get("thread_id")), text)
         return {**metadata, "wargraph": RUN_MARK, "wargraph_run": text, "wargraph_mac": mac}
 
-    def _served_run(self, config: dict, checkpoint: dict) -> dict | None:
+    def _served_run(self, config: RunnableConfig, checkpoint: Checkpoint) -> dict[str, Any] | None:
         """A game a client of the server started (not a wargraph command): nobody registers its
         run, and its scenario is known once `setup` has loaded it. Its run is written with the
         first root checkpoint holding the scenario `setup` stored, with the settings the
@@ -436,8 +470,8 @@ class _Wargraph:
         thread = str(config.get("configurable", {}).get("thread_id"))
         if not isinstance(spec, dict) or thread in self.wargraph.marked:
             return None
-        root = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
-        stored = next(iter(self.list(root, filter={"wargraph": RUN_MARK}, limit=1)), None)  # type: ignore[attr-defined]
+        root: RunnableConfig = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+        stored = next(iter(self.list(root, filter={"wargraph": RUN_MARK}, limit=1)), None)
         self.wargraph.marked.add(thread)
         if stored is not None or self.wargraph.served is None:
             return None
@@ -448,7 +482,7 @@ class _Wargraph:
         context = dataclasses.asdict(GameContext(**known))
         return {"scenario": spec, "context": context, "origin": SERVED}
 
-    def _in_time(self, config: dict, new_id: str | None = None) -> None:
+    def _in_time(self, config: RunnableConfig, new_id: str | None = None) -> None:
         """LangGraph makes checkpoint ids from the clock (monotonic within a process) and reads
         a thread's latest by id: a host whose clock is behind the game's last checkpoint would
         write checkpoints that hide under it (answers vanish). Refuse before any write."""
@@ -464,29 +498,44 @@ class _Wargraph:
                 "are ordered by time, so nothing was written. Set the clock right and resume"
             )
 
-    def _sealed(self, config: dict, checkpoint: dict, metadata: dict) -> dict:
+    def _sealed(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata
+    ) -> CheckpointMetadata:
         self._in_time(config, str(checkpoint["id"]))
         meta = self._with_run(config, checkpoint, metadata)
         seal = _seal(self.wargraph.key, checkpoint, where=_where(config))
-        return {**meta, "wargraph_seal": seal}
+        # metadata keys beyond LangGraph's own are stored as they are (its TypedDict lists its own)
+        return cast("CheckpointMetadata", {**meta, "wargraph_seal": seal})
 
     # -- writing: sealed, bound, fenced -------------------------------------------------------
 
-    def put(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
         meta = self._sealed(config, checkpoint, metadata)
         thread, ns, _ = _where(config)
         try:
             with _writing(config), _binding("checkpoint", thread, ns, str(checkpoint["id"])):
-                return super().put(config, checkpoint, meta, new_versions)  # type: ignore[misc]
+                return super().put(config, checkpoint, meta, new_versions)
         except BaseException:
             if "wargraph_run" in meta:  # not written: the game's next checkpoint carries it
                 self.wargraph.marked.discard(thread)
             raise
 
-    def put_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
         self._in_time(config)
         with _writing(config), _binding("write", *_where(config), str(task_id)):
-            return super().put_writes(config, writes, task_id, task_path)  # type: ignore[misc]
+            return super().put_writes(config, writes, task_id, task_path)
 
     # -- async: the same methods in a worker thread -------------------------------------------
     # One implementation of what a write and a read check (seal, bindings, one transaction,
@@ -497,55 +546,67 @@ class _Wargraph:
     async def _off_loop(self, fn: Callable[[], Any]) -> Any:
         return await asyncio.to_thread(self.wargraph.in_thread, fn)
 
-    async def aput(self, config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
         return await self._off_loop(lambda: self.put(config, checkpoint, metadata, new_versions))
 
-    async def aput_writes(self, config, writes, task_id, task_path=""):  # type: ignore[no-untyped-def]
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
         await self._off_loop(lambda: self.put_writes(config, writes, task_id, task_path))
 
-    async def aget_tuple(self, config):  # type: ignore[no-untyped-def]
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         return await self._off_loop(lambda: self.get_tuple(config))
 
-    async def alist(self, config, *, filter=None, before=None, limit=None):  # type: ignore[no-untyped-def]  # noqa: A002
-        def read() -> list:
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        def read() -> list[CheckpointTuple]:
             return list(self.list(config, filter=filter, before=before, limit=limit))
 
         for tup in await self._off_loop(read):
             yield tup
 
-    async def aget_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
         return await self._off_loop(
             lambda: self.get_delta_channel_history(config=config, channels=channels)
         )
 
-    async def adelete_thread(self, thread_id):  # type: ignore[no-untyped-def]
-        await self._off_loop(lambda: self.delete_thread(thread_id))  # type: ignore[attr-defined]
-
-    def _fence(self, cur: Any, sql: str, first: str, by_key: bool = False) -> None:
-        """Inside a write's own transaction: refuse it if this process holds the thread's lease
-        under a generation the store no longer has (`wargraph.fence`). `first` excludes a taking
-        of the lease until the write commits (its parameter: the thread, or the fence key if
-        `by_key`); `sql` then reads the stored generation."""
-        thread = fence.WRITING.get()
-        held = fence.held(self.wargraph.db, thread)
-        if thread is None or held is None:
-            return
-        mine, key = held
-        cur.execute(first, (key if by_key else thread,))
-        row = cur.execute(sql, (thread,)).fetchone()
-        found = None if row is None else int(row["generation"] if isinstance(row, dict) else row[0])
-        if found != mine:
-            raise LeaseLost(fence.refuse(self.wargraph.db, thread, mine, found))
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self._off_loop(lambda: self.delete_thread(thread_id))
 
     # -- reading: every checkpoint against its seal, every blob against its binding -----------
 
-    def get_tuple(self, config):  # type: ignore[no-untyped-def]
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         with _seeing([]) as seen:
-            tup = super().get_tuple(config)  # type: ignore[misc]
-        return self._checked(tup, seen)
+            tup = super().get_tuple(config)
+        return None if tup is None else self._checked(tup, seen)
 
-    def list(self, config, **kw):  # type: ignore[no-untyped-def]
-        rows = super().list(config, **kw)  # type: ignore[misc]
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        rows = super().list(config, filter=filter, before=before, limit=limit)
         try:
             while True:
                 with _seeing([]) as seen:  # each row's blobs are opened as it is produced
@@ -554,22 +615,25 @@ class _Wargraph:
                     return
                 yield self._checked(tup, seen)
         finally:
-            rows.close()  # now, while the store is open (a caller may stop early)
+            if isinstance(rows, Generator):  # the savers' are: closed now, while the store is
+                rows.close()  # open (a caller may stop early)
 
-    def get_delta_channel_history(self, *, config, channels):  # type: ignore[no-untyped-def]
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
         with _seeing([]) as seen:
-            found = super().get_delta_channel_history(config=config, channels=channels)  # type: ignore[misc]
+            found = super().get_delta_channel_history(config=config, channels=channels)
         self._of_thread(config, seen)
         return found
 
-    def _of_thread(self, config: dict, seen: list) -> None:
+    def _of_thread(self, config: RunnableConfig, seen: Bindings) -> None:
         """The writes and snapshots a DeltaChannel is rebuilt from are all of this thread."""
         thread, ns, _ = _where(config)
         for bound in seen:
             if tuple(bound[1:3]) != (thread, ns):
                 self._refuse(config, "a blob of another game or namespace")
 
-    def _refuse(self, config: dict, why: str) -> None:
+    def _refuse(self, config: RunnableConfig, why: str) -> None:
         conf = config["configurable"]
         raise DamagedCheckpoint(
             f"{describe(self.wargraph.db)}: thread {conf.get('thread_id')!r}: checkpoint "
@@ -578,16 +642,14 @@ class _Wargraph:
             "`wargraph replay`"
         )
 
-    def _checked(self, tup: Any, seen: list | None = None) -> Any:
+    def _checked(self, tup: CheckpointTuple, seen: Bindings | None = None) -> CheckpointTuple:
         """A checkpoint is loaded only as it was written: its thread, namespace, id and parent,
         which channels hold values and the values stored outside the authenticated blobs
         (PostgreSQL keeps numbers and strings inline) must match the seal written with it, and
         each blob opened for it must be bound to it (its channel at its version, its writes)."""
-        if tup is None:
-            return None
         conf = tup.config["configurable"]
         seal = tup.metadata.get("wargraph_seal") if isinstance(tup.metadata, dict) else None
-        guard = self.serde.strict  # type: ignore[attr-defined]
+        guard = self.serde.strict
         if seal is None and not guard:
             return tup  # written before seals, in a store from before them
         parent = (tup.parent_config or {}).get("configurable", {}).get("checkpoint_id")
@@ -608,19 +670,19 @@ class _Wargraph:
     def verify_thread(self, thread_id: str) -> int:
         """Read every root checkpoint of a thread against its seal (before a resume: a damaged
         id could otherwise hide the latest checkpoint behind an earlier, intact one)."""
-        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-        return sum(1 for _ in self.list(config))  # type: ignore[attr-defined]
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        return sum(1 for _ in self.list(config))
 
     # -- reading run metadata ---------------------------------------------------------------
 
     def run_of(self, thread_id: str) -> dict[str, Any] | None:
         """The run metadata a game was started with, or None (no first checkpoint)."""
-        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-        for tup in self.list(config, filter={"wargraph": RUN_MARK}, limit=1):  # type: ignore[attr-defined]
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        for tup in self.list(config, filter={"wargraph": RUN_MARK}, limit=1):
             return self._run_from(thread_id, tup.metadata)
         return self.wargraph.legacy_run(thread_id)
 
-    def _run_from(self, thread_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    def _run_from(self, thread_id: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
         text = str(metadata.get("wargraph_run", ""))
         mac = _run_mac(self.wargraph.key, thread_id, text)
         if not hmac.compare_digest(mac, str(metadata.get("wargraph_mac", ""))):
@@ -630,7 +692,7 @@ class _Wargraph:
             )
         return json.loads(text)
 
-    def thread_ids(self) -> list[str]:
+    def thread_ids(self) -> builtins.list[str]:  # (`list` here is the method above)
         """Every thread that holds a game (started with its run metadata), oldest first. Read
         from the rows' plain metadata without loading any checkpoint, so one damaged game
         does not hide the others (each is checked when it is read)."""
@@ -652,7 +714,7 @@ class _Wargraph:
         return list(found)
 
 
-def _belongs(bound: tuple, tup: Any) -> bool:
+def _belongs(bound: tuple[Any, ...], tup: CheckpointTuple) -> bool:
     """Whether a blob's binding (its associated data) is that of the checkpoint `tup`."""
     thread, ns, cid = _where(tup.config)
     kind, *rest = tuple(bound) or ("",)
@@ -666,16 +728,22 @@ def _belongs(bound: tuple, tup: Any) -> bool:
     return False
 
 
-class _BoundBlobs:
+class _BoundBlobs(_PostgresBase):
     """PostgreSQL keeps each channel's value in its own blob, shared by the checkpoints at that
     version: each is bound to its thread, namespace, channel and version."""
 
-    def _dump_blobs(self, thread_id, checkpoint_ns, values, versions):  # type: ignore[no-untyped-def]
-        out = []
+    def _dump_blobs(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        values: dict[str, Any],
+        versions: ChannelVersions,
+    ) -> list[tuple[str, str, str, str, str, bytes | None]]:
+        out: list[tuple[str, str, str, str, str, bytes | None]] = []
         for channel, version in versions.items():
             with _binding("blob", str(thread_id), str(checkpoint_ns), channel, str(version)):
                 one = {channel: values[channel]} if channel in values else {}
-                out += super()._dump_blobs(thread_id, checkpoint_ns, one, {channel: version})  # type: ignore[misc]
+                out += super()._dump_blobs(thread_id, checkpoint_ns, one, {channel: version})
         return out
 
 
@@ -742,8 +810,31 @@ class StoreInfo:
         return bool(rows)
 
 
+def _fence(
+    db: Db,
+    cur: sqlite3.Cursor | psycopg.Cursor[DictRow],
+    sql: str,
+    first: str,
+    by_key: bool = False,
+) -> None:
+    """Inside a write's own transaction: refuse it if this process holds the thread's lease
+    under a generation the store no longer has (`wargraph.fence`). `first` excludes a taking
+    of the lease until the write commits (its parameter: the thread, or the fence key if
+    `by_key`); `sql` then reads the stored generation."""
+    thread = fence.WRITING.get()
+    held = fence.held(db, thread)
+    if thread is None or held is None:
+        return
+    mine, key = held
+    cur.execute(first, (key if by_key else thread,))
+    row = cur.execute(sql, (thread,)).fetchone()
+    found = None if row is None else int(row["generation"] if isinstance(row, dict) else row[0])
+    if found != mine:
+        raise LeaseLost(fence.refuse(db, thread, mine, found))
+
+
 @contextlib.contextmanager
-def _writing(config: dict) -> Iterator[None]:
+def _writing(config: RunnableConfig) -> Iterator[None]:
     token = fence.WRITING.set(str(config.get("configurable", {}).get("thread_id")))
     try:
         yield
@@ -751,15 +842,18 @@ def _writing(config: dict) -> Iterator[None]:
         fence.WRITING.reset(token)
 
 
-class _FencedSqlite:
+class _FencedSqlite(_SqliteBase):
     """SqliteSaver writes each checkpoint in one transaction of its `cursor()`: the fencing
     check opens it (an UPDATE takes SQLite's write lock at once), the write follows."""
 
+    wargraph: StoreInfo
+
     @contextlib.contextmanager
-    def cursor(self, transaction: bool = True) -> Iterator[Any]:
-        with super().cursor(transaction) as cur:  # type: ignore[misc]
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        with super().cursor(transaction) as cur:
             if transaction:
-                self._fence(  # type: ignore[attr-defined]
+                _fence(
+                    self.wargraph.db,
                     cur,
                     "SELECT generation FROM wargraph_lease WHERE thread_id = ?",
                     # an UPDATE opens the transaction with SQLite's write lock taken
@@ -768,26 +862,30 @@ class _FencedSqlite:
             yield cur
 
 
-class _OneTransaction:
+class _OneTransaction(_PostgresBase):
     """PostgresSaver sends a write's statements (blobs, then the checkpoint) in an autocommit
     pipeline; here they run in one transaction, so a writer killed half-way leaves all or
     nothing, as on SQLite. The transaction starts with the fencing check."""
 
+    wargraph: StoreInfo
+
     @contextlib.contextmanager
-    def _cursor(self, *, pipeline: bool = False) -> Iterator[Any]:
+    def _cursor(self, *, pipeline: bool = False) -> Iterator[psycopg.Cursor[DictRow]]:
         if not pipeline:
-            with super()._cursor() as cur:  # type: ignore[misc]
+            with super()._cursor() as cur:
                 yield cur
             return
+        from langgraph.checkpoint.postgres._internal import get_connection
         from psycopg.rows import dict_row
 
         with (
-            self.lock,  # type: ignore[attr-defined]
-            self.conn.connection() as conn,  # type: ignore[attr-defined]
+            self.lock,
+            get_connection(self.conn) as conn,  # (a pool's connection, as the saver's own)
             conn.transaction(),
             conn.cursor(binary=True, row_factory=dict_row) as cur,
         ):
-            self._fence(  # type: ignore[attr-defined]
+            _fence(
+                self.wargraph.db,
                 cur,
                 "SELECT generation FROM wargraph_lease WHERE thread_id = %s",
                 # shared with other writes, exclusive for a taking; its own statement, so the
@@ -1039,7 +1137,8 @@ async def in_thread(manager: contextlib.AbstractContextManager[Any]) -> AsyncIte
 def _leave_once_entered(manager: contextlib.AbstractContextManager[Any]) -> Callable[[Any], None]:
     def leave(entered: asyncio.Future) -> None:
         if not entered.cancelled() and entered.exception() is None:
-            asyncio.get_running_loop().run_in_executor(None, manager.__exit__, None, None, None)
+            # left in the background: nothing waits for it (its caller was cancelled)
+            _ = asyncio.get_running_loop().run_in_executor(None, manager.__exit__, None, None, None)
 
     return leave
 

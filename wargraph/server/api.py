@@ -156,7 +156,11 @@ def parse_json(raw: bytes) -> Any:
     except _OutOfRange as err:
         raise ApiError(400, str(err)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        where = f" (line {err.lineno}, column {err.colno})" if hasattr(err, "lineno") else ""
+        where = (
+            f" (line {err.lineno}, column {err.colno})"
+            if isinstance(err, json.JSONDecodeError)
+            else ""
+        )
         raise ApiError(400, f"the request body is not valid JSON{where}") from None
     except RecursionError:
         raise too_deep() from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 
 
 @asynccontextmanager
-async def lifespan(app: Starlette):
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
     enforce()  # models only from the operator's allow-list
     use_step_threads()  # sync steps of every run in flight: more than the default six
     if not os.environ.get(SECRET_ENV):

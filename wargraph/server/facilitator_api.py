@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -41,6 +41,9 @@ from wargraph.server.games import (
 )
 from wargraph.server.seats import seat_token
 
+if TYPE_CHECKING:
+    from wargraph.scenario import Scenario
+
 _NS = uuid.UUID("5b0c3e7e-8f5c-4c55-9f4e-6f0e8c2f4a11")
 # What a run's context may set from the facilitator page; the rest keeps its default.
 _PAGE_CONTEXT = ("model", "role_models", "seed", "humans", "temperature", "max_tokens")
@@ -61,7 +64,7 @@ def _offered() -> list[dict[str, Any]]:
 
     served = {f for f, err in available().items() if err is None}
     mine = registered()
-    out = []
+    out: list[dict[str, Any]] = []
     for name in sorted(catalog()):
         try:
             sc = open_scenario(name, None)
@@ -132,7 +135,7 @@ def _selection(body: dict[str, Any]) -> tuple[str | dict[str, Any], dict[str, An
     return scenario, overrides
 
 
-def _context(body: dict[str, Any], sc, humans: list[str]) -> dict[str, Any]:
+def _context(body: dict[str, Any], sc: Scenario, humans: list[str]) -> dict[str, Any]:
     """The run settings a game request asks for, checked against the scenario's seats."""
     from wargraph.models import ModelRefError, parse_model_ref
 
@@ -164,7 +167,7 @@ def _context(body: dict[str, Any], sc, humans: list[str]) -> dict[str, Any]:
     return context
 
 
-def _check_models(context: dict[str, Any], sc) -> None:
+def _check_models(context: dict[str, Any], sc: Scenario) -> None:
     """Every model the game would call is the operator's to allow, never the request's."""
     from wargraph.server.endpoints import allowed, why_refused
 
@@ -191,8 +194,9 @@ def _prepare_game(body: dict[str, Any]) -> dict[str, Any]:
     errors = available()
     if sc.family not in errors:
         raise ApiError(400, f"no graph serves the {sc.family!r} family on this server")
-    if errors[sc.family]:
-        raise ApiError(400, errors[sc.family])
+    why = errors[sc.family]
+    if why:
+        raise ApiError(400, why)
     humans = body.get("humans") or []
     if not isinstance(humans, list) or not all(isinstance(h, str) for h in humans):
         raise ApiError(400, "humans: a list of seat names")
@@ -272,7 +276,8 @@ async def list_games(request: Request) -> Response:
     games = []
     for t in threads:
         wg = wargraph_meta(t)
-        values = t.get("values") if isinstance(t.get("values"), dict) else {}
+        stored = t.get("values")
+        values = stored if isinstance(stored, dict) else {}
         spec = values.get("spec") or {}
         games.append(
             {
@@ -288,7 +293,12 @@ async def list_games(request: Request) -> Response:
     return json_response({"games": games})
 
 
-def _seats(sc, named: list[str], waiting: dict[str, dict[str, Any]], links: dict[str, str]):
+def _seats(
+    sc: Scenario | None,
+    named: list[str],
+    waiting: dict[str, dict[str, Any]],
+    links: dict[str, str],
+) -> list[dict[str, Any]]:
     """Each seat of a game: played by a person or not, and the question it has open."""
     order = list(sc.roles) if sc is not None else sorted(set(named) | set(waiting))
     seats = []

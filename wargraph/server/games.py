@@ -10,10 +10,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from wargraph.context import GameContext
 from wargraph.server.api import NO_GAME, ApiError
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+
+    from wargraph.scenario import Scenario
 
 CONTEXT_FIELDS = {f.name for f in dataclasses.fields(GameContext)}
 _QUESTION_KEYS = (
@@ -30,11 +36,11 @@ _QUESTION_KEYS = (
     "memory",
 )
 
-_client = None
+_client: LangGraphClient | None = None
 _locks: dict[str, asyncio.Lock] = {}
 
 
-def client():
+def client() -> LangGraphClient:
     """The in-process LangGraph client (created on first use, inside the server's loop)."""
     global _client
     if _client is None:
@@ -73,7 +79,7 @@ async def read_game(thread_id: str) -> dict[str, Any]:
     }
 
 
-def scenario_of(values: dict[str, Any]):
+def scenario_of(values: dict[str, Any]) -> Scenario | None:
     """The game's scenario from its state (None before it is set up). Sync: run in a thread."""
     from wargraph.scenario import ScenarioError, validate_data
 
@@ -99,7 +105,8 @@ def status_of(game: dict[str, Any]) -> str:
     return "starting" if not values.get("spec") else "running"
 
 
-def public_event(e: dict[str, Any]) -> dict[str, Any]:
+def public_event(e: Mapping[str, Any]) -> dict[str, Any]:
+    """An event's fields a page shows (events read back from a game's state, or raw dicts)."""
     return {k: e.get(k) for k in ("id", "round", "phase", "kind", "author", "audience", "text")}
 
 
@@ -108,12 +115,12 @@ def question(value: dict[str, Any]) -> dict[str, Any]:
     return {k: value[k] for k in _QUESTION_KEYS if k in value}
 
 
-def people(sc, named: list[str]) -> list[str]:
+def people(sc: Scenario, named: list[str]) -> list[str]:
     """Seats a person answers at: human seats, and seats whose drafts a person reviews."""
     return [r for r, role in sc.roles.items() if role.kind == "human" or r in named or role.review]
 
 
-def wargraph_meta(thread: dict[str, Any]) -> dict[str, Any]:
+def wargraph_meta(thread: Mapping[str, Any]) -> dict[str, Any]:
     meta = thread.get("metadata") or {}
     return meta["wargraph"] if isinstance(meta.get("wargraph"), dict) else {}
 
@@ -127,7 +134,9 @@ async def run_settings(thread_id: str, thread: dict[str, Any]) -> tuple[str, dic
     if context is None:
         runs = await client().runs.list(thread_id, limit=20)
         runs.sort(key=lambda r: str(r.get("created_at")))
-        context = (((runs[0] if runs else {}).get("kwargs") or {}).get("context")) or {}
+        # the server's runs carry their kwargs, which the SDK's Run type does not list
+        first: Mapping[str, Any] = runs[0] if runs else {}
+        context = ((first.get("kwargs") or {}).get("context")) or {}
     if not assistant:
         raise ApiError(409, "this thread was never run as a game; start games from /facilitator")
     return str(assistant), {k: v for k, v in context.items() if k in CONTEXT_FIELDS}

@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -39,6 +39,10 @@ _modules: dict[str, Any] = {}
 _errors: dict[str, str] = {}
 _cache: OrderedDict[str, Any] = OrderedDict()
 _CACHE_SIZE = 32
+
+
+# What a graph factory gives langgraph-api (resolved at run time: it reads the factories' hints)
+Factory = contextlib.AbstractAsyncContextManager[Any]
 
 
 class GraphUnavailable(RuntimeError):
@@ -140,37 +144,37 @@ async def serving(
     """What a graph factory gives langgraph-api: the graph, and for a run of a game kept in a
     wargraph store (`wargraph serve --db`), the game's lease while the run lasts."""
     graph = await graph_for(family, config)
-    async with run_lease(config, runtime):  # type: ignore[arg-type]
+    async with run_lease(config, runtime):
         yield graph
 
 
-def crisis(config: RunnableConfig, runtime: ServerRuntime):
+def crisis(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
     """The crisis game (players, teams and an umpire); default scenario azuristan_crimsonia."""
     return serving("crisis", config, runtime)
 
 
-def tabletop(config: RunnableConfig, runtime: ServerRuntime):
+def tabletop(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
     """The tabletop exercise (incident, injects, responders, debrief)."""
     return serving("tabletop", config, runtime)
 
 
-def waragent(config: RunnableConfig, runtime: ServerRuntime):
+def waragent(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
     """WarAgent-style historical simulation (countries, secretaries, board)."""
     return serving("waragent", config, runtime)
 
 
-def diplomacy(config: RunnableConfig, runtime: ServerRuntime):
+def diplomacy(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
     """Full-press Diplomacy (powers, press, orders, the Diplomacy engine)."""
     return serving("diplomacy", config, runtime)
 
 
-def flow(config: RunnableConfig, runtime: ServerRuntime):
+def flow(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
     """A game composed from the phase library by the scenario's `flow` section."""
     return serving("flow", config, runtime)
 
 
-def _factory(family: str):
-    def serve_family(config: RunnableConfig, runtime: ServerRuntime):
+def _factory(family: str) -> Callable[[RunnableConfig, ServerRuntime], Factory]:
+    def serve_family(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
         return serving(family, config, runtime)
 
     serve_family.__name__ = family

@@ -51,6 +51,7 @@ class GuardedH11Protocol(H11Protocol):
         self._timeout = read_timeout()
         self._refused = False
 
+    # uvicorn's own signature, which narrows asyncio's BaseTransport the same way
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()  # a new connection owes its first request

@@ -38,7 +38,9 @@ MESSAGES = {
 }
 
 
-def seat_target(request: Request, holder: Holder, body: dict[str, Any] | None = None):
+def seat_target(
+    request: Request, holder: Holder, body: dict[str, Any] | None = None
+) -> tuple[str, str]:
     """The (thread, seat) a request may act on: a seat token's own, never another."""
     body = body or {}
     asked_thread = request.query_params.get("thread_id") or body.get("thread_id")

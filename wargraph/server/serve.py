@@ -25,7 +25,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, NoReturn
 
 from rich.markup import escape
 
@@ -499,7 +500,7 @@ def _stop_on_signals() -> dict[int, Any]:
     ignores it, as Ray's in-process driver leaves a test run) inherits that, and Python then
     leaves Ctrl-C ignored — the server would not stop."""
 
-    def interrupt(signum, frame):
+    def interrupt(signum: int, frame: FrameType | None) -> NoReturn:
         raise KeyboardInterrupt
 
     previous: dict[int, Any] = {}

@@ -21,7 +21,11 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph_sdk.runtime import ServerRuntime
 
 DB_ENV = "WARGRAPH_SERVE_DB"
 PATH = "wargraph.server.stored.saver"  # langgraph-api imports `module.attr` (a dot, not a colon)
@@ -49,7 +53,9 @@ async def saver() -> AsyncIterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def run_lease(config: dict[str, Any] | None, runtime: Any) -> AsyncIterator[None]:
+async def run_lease(
+    config: RunnableConfig | None, runtime: ServerRuntime | None
+) -> AsyncIterator[None]:
     """For a run (langgraph-api enters a graph factory's context for each run and leaves it
     when the run ends; reads take none): the game's lease, and the run's settings noted for
     the game's run metadata."""

@@ -4,6 +4,7 @@ no seat routes, only the guard in front of the LangGraph API, letting the Studio
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -17,7 +18,7 @@ STUDIO_ORIGIN = "https://smith.langchain.com"
 
 
 @asynccontextmanager
-async def lifespan(app: Starlette):
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
     enforce()  # models only from the operator's allow-list
     use_step_threads()  # sync steps of every run in flight: more than the default six
     yield
