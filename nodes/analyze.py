@@ -9,7 +9,7 @@ from wargraph.deciders import Ask
 from wargraph.nodes.seats import asks, control
 from wargraph.prompts import render_prompt
 from wargraph.scenario import DebriefQuestion
-from wargraph.state import CLEAR, GameState, make_event
+from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
 from wargraph.worlds.question import Question
 
@@ -72,9 +72,7 @@ def analyze(state: GameState, table: Table) -> dict[str, Any]:
         v = d["value"]
         text = v.get("answer") or v.get("choice", "")
         events.append(
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="answer",
                 author=who,
                 text=f"{q.text}\n{text}",

@@ -7,9 +7,9 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.nodes.seats import asks, players
-from wargraph.state import CLEAR, EVERYONE, Event, GameState, make_event
+from wargraph.state import CLEAR, EVERYONE, Event, GameState
 from wargraph.table import Table
-from wargraph.worlds.base import NEGOTIATE
+from wargraph.worlds.question import NEGOTIATE
 
 
 def _counter(table: Table) -> str:
@@ -50,9 +50,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
         ok, refused = press.accept(table, r, said)
         for n, (to, text) in enumerate(ok):
             events.append(
-                make_event(
-                    round=table.round,
-                    phase=table.phase,
+                table.event(
                     kind="message",
                     author=r,
                     text=text,
@@ -79,9 +77,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
 
 
 def _refused(table: Table, sender: str, to: str, text: str, reason: str, key: str) -> Event:
-    return make_event(
-        round=table.round,
-        phase=table.phase,
+    return table.event(
         kind="verdict",
         author=table.world.secretary.name,
         text=f"Your message to {to or '?'} was not delivered: {reason}.",

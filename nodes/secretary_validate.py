@@ -11,7 +11,7 @@ from wargraph.deciders import Ask
 from wargraph.nodes.seats import asks, players
 from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
-from wargraph.worlds.base import Check
+from wargraph.worlds.question import Check
 
 PENDING, REVIEWING, REVISING, ACCEPTED = "pending", "reviewing", "revising", "accepted"
 

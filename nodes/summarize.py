@@ -9,7 +9,7 @@ import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.nodes.seats import asks, players
 from wargraph.state import CLEAR, GameState
 from wargraph.table import Table
-from wargraph.worlds.base import SUMMARIZE
+from wargraph.worlds.question import SUMMARIZE
 
 
 @asks(players)

@@ -12,7 +12,7 @@ from wargraph.context import GameContext
 from wargraph.deciders import Ask, Seat, stable_seed
 from wargraph.names import scenario_names
 from wargraph.scenario import Scenario, ScenarioError, validate_data
-from wargraph.state import Event, GameState
+from wargraph.state import Event, GameState, make_event
 from wargraph.views import view_for
 
 if TYPE_CHECKING:
@@ -73,6 +73,29 @@ class Table:
     def phase(self) -> str:
         """The name this node is mounted under (asks and events are named by it)."""
         return str(self.state.get("phase", ""))
+
+    def event(
+        self,
+        *,
+        kind: str,
+        author: str,
+        text: str,
+        audience: list[str] | None = None,
+        data: dict[str, Any] | None = None,
+        key: str = "",
+    ) -> Event:
+        """An event of this round and phase (`make_event`: its id says where it happened, so a
+        step run again records it once); `audience` None is everyone."""
+        return make_event(
+            round=self.round,
+            phase=self.phase,
+            kind=kind,
+            author=author,
+            text=text,
+            audience=audience,
+            data=data,
+            key=key,
+        )
 
     def ask_id(self, task: str, role: str, key: str = "") -> str:
         return ask_id(self.round, self.phase, task, role, key)

@@ -14,7 +14,7 @@ from tests.reliability._support import FakeEndpoint, closed_port
 from wargraph.context import GameContext
 from wargraph.runner import play
 from wargraph.trace import read_trace
-from wargraph.worlds.base import FALLBACK_PLAN
+from wargraph.worlds import FALLBACK_PLAN
 
 # One player and the control, one round, no post-game questions: two asks (a plan and the
 # umpire's narrative), so each fault mode costs a few seconds at most.

@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wargraph.worlds.parts import (
-    FALLBACK_PLAN,
     Cast,
     Debrief,
     Diary,
@@ -31,30 +30,6 @@ from wargraph.worlds.parts import (
     Resolution,
     Secretary,
 )
-from wargraph.worlds.question import (
-    ADJUDICATE,
-    NEGOTIATE,
-    ORDER,
-    SECRETARY,
-    SUMMARIZE,
-    Check,
-    Question,
-    side_name,
-)
-
-__all__ = [
-    "ADJUDICATE",
-    "FALLBACK_PLAN",
-    "NEGOTIATE",
-    "NARRATIVE",
-    "ORDER",
-    "SECRETARY",
-    "SUMMARIZE",
-    "Check",
-    "Question",
-    "World",
-    "side_name",
-]
 
 
 @dataclass(frozen=True)

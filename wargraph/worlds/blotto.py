@@ -305,9 +305,7 @@ class Allocations(Orders):
         self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None
     ) -> list[Event]:
         return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="allocation",
                 author=actor,
                 text=f"Allocation: {render_allocation(proposal)}",
@@ -391,9 +389,7 @@ class Fronts(Narration):
         allocations, winners, points = _outcome(table, proposals)
         before = _scores(table)
         scores = {side: round(before.get(side, 0.0) + points[side], 6) for side in s.sides}
-        result = make_event(
-            round=table.round,
-            phase=table.phase,
+        result = table.event(
             kind="result",
             author=s.control.name,
             text=render_result(allocations, winners, points) + f"\nscore: {_standing(scores)}",
@@ -404,9 +400,7 @@ class Fronts(Narration):
                 "scores": scores,
             },
         )
-        told = make_event(
-            round=table.round,
-            phase=table.phase,
+        told = table.event(
             kind="narration",
             author=s.control.name,
             text=narration["value"]["narrative"] if narration else _plain_narrative(winners),
@@ -420,9 +414,7 @@ class FinalScore(Debrief):
         scores = _scores(table)
         won = leaders(scores)
         verdict = f"{won[0]} wins" if len(won) == 1 else "a draw between " + " and ".join(won)
-        event = make_event(
-            round=table.round,
-            phase=table.phase,
+        event = table.event(
             kind="score",
             author=table.scenario.control.name,
             text=f"Final score: {_standing(scores)}; {verdict}.",

@@ -303,9 +303,7 @@ class Deck(Opening):
         if table.round > len(dealt):
             return {}
         card = s.tabletop.inject_card(dealt[table.round - 1])
-        event = make_event(
-            round=table.round,
-            phase=table.phase,
+        event = table.event(
             kind="inject",
             author=s.control.name,
             text=f"Inject {table.round} of {len(dealt)}: {card.text}",
@@ -376,9 +374,7 @@ class DieThenNarration(Narration):
         cfg = _tabletop(table).tabletop
         value, outcome = _roll(table)
         control = table.scenario.control.name
-        roll = make_event(
-            round=table.round,
-            phase=table.phase,
+        roll = table.event(
             kind="roll",
             author=control,
             text=_roll_text(table),
@@ -390,9 +386,7 @@ class DieThenNarration(Narration):
                 "outcome": outcome,
             },
         )
-        told = make_event(
-            round=table.round,
-            phase=table.phase,
+        told = table.event(
             kind="narration",
             author=control,
             text=narration["value"]["narrative"] if narration else FALLBACK_NARRATIVE[outcome],

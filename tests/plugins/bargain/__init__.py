@@ -22,7 +22,7 @@ from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
 from wargraph.prompts import render_prompt
 from wargraph.scenario import Scenario, load_scenario
-from wargraph.state import EVERYONE, Event, make_event
+from wargraph.state import EVERYONE, Event
 from wargraph.table import Table
 from wargraph.worlds import Check, Opening, Orders, Question, Resolution, Secretary, World
 
@@ -101,9 +101,7 @@ def _split_question(table: Table, actor: str, task: str, extra: str = "") -> Que
 
 
 def _public(table: Table, actor: str, kind: str, text: str, data: dict[str, Any]) -> Event:
-    return make_event(
-        round=table.round,
-        phase=table.phase,
+    return table.event(
         kind=kind,
         author=actor,
         text=text,

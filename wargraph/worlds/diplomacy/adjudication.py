@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wargraph.state import Event, make_event
+from wargraph.state import Event
 from wargraph.worlds.diplomacy import engine
 from wargraph.worlds.diplomacy.measures import records_from_results
 from wargraph.worlds.diplomacy.orders import finalize_orders
@@ -48,9 +48,7 @@ class Adjudication(Resolution):
         after = engine.phase_info(new)
         centres = {p: len(after.centers.get(p, [])) for p in engine.POWERS}
         events: list[Event] = [
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="narration",
                 author=SECRETARY,
                 text=results_text(info.name, results, centres),
@@ -77,9 +75,7 @@ class Adjudication(Resolution):
                 else f"the last year ({s.diplomacy.max_year}) is played"
             )
             events.append(
-                make_event(
-                    round=table.round,
-                    phase=table.phase,
+                table.event(
                     kind="narration",
                     author=SECRETARY,
                     text=f"The game ends after {info.name}: {why}.",

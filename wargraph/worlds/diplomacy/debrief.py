@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wargraph.state import make_event
 from wargraph.worlds.diplomacy.engine import phase_info
 from wargraph.worlds.diplomacy.measures import game_measures, write_measures
 from wargraph.worlds.diplomacy.phase import saved_of
@@ -42,9 +41,7 @@ class Scores(Debrief):
         )
         return {
             "events": [
-                make_event(
-                    round=table.round,
-                    phase=table.phase,
+                table.event(
                     kind="narration",
                     author=SECRETARY,
                     text=text,

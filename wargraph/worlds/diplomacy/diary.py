@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wargraph.prompts import render_prompt
-from wargraph.state import Event, make_event
+from wargraph.state import Event
 from wargraph.views import quote
 from wargraph.worlds.diplomacy.engine import POWERS, PhaseInfo
 from wargraph.worlds.diplomacy.phase import info_of
@@ -69,9 +69,7 @@ class Diaries(Diary):
         if digest:
             entries = undigested(table.view(writer, policy="full"), writer, info.year)
             events.append(
-                make_event(
-                    round=table.round,
-                    phase=table.phase,
+                table.event(
                     kind="diary_digest",
                     author=writer,
                     text=digest["value"]["digest"],
@@ -90,9 +88,7 @@ class Diaries(Diary):
         if value.get("intent"):
             text += f"\nIntent: {value['intent']}"
         events.append(
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="diary",
                 author=writer,
                 text=text,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wargraph.prompts import render_prompt
-from wargraph.state import Event, make_event
+from wargraph.state import Event
 from wargraph.worlds.question import Question
 
 if TYPE_CHECKING:
@@ -37,9 +37,7 @@ class Diary:
     def events(self, table: Table, writer: str, answers: dict[str, dict[str, Any]]) -> list[Event]:
         """The private entries a writer's answers (by task) make."""
         return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="summary",
                 author=writer,
                 text=answers["diary"]["value"]["summary"],

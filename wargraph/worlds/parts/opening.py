@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wargraph.state import make_event
-
 if TYPE_CHECKING:
     from wargraph.table import Table
 
@@ -23,9 +21,7 @@ class Opening:
     def injects(self, table: Table) -> dict[str, Any]:
         """The update of an `inject` phase: the scenario's injects for this round."""
         events = [
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="inject",
                 author="control",
                 text=inj.text,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wargraph.prompts import render_prompt
-from wargraph.state import EVERYONE, Event, make_event
+from wargraph.state import EVERYONE, Event
 from wargraph.views import quote
 from wargraph.worlds.question import ORDER, Question, side_name
 
@@ -75,9 +75,7 @@ class Orders:
         s = table.scenario
         if team is not None:
             return [
-                make_event(
-                    round=table.round,
-                    phase=table.phase,
+                table.event(
                     kind="proposal",
                     author=actor,
                     text=proposal,
@@ -91,9 +89,7 @@ class Orders:
         if actor in s.teams:
             data["leader"] = s.teams[actor].leader
         return [
-            make_event(
-                round=table.round,
-                phase=table.phase,
+            table.event(
                 kind="plan" if actor in s.actors else "proposal",
                 author=actor,
                 text=proposal,

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wargraph.prompts import render_prompt
-from wargraph.state import make_event
 from wargraph.worlds.question import Question
 
 if TYPE_CHECKING:
@@ -67,9 +66,7 @@ class Narration(Resolution):
         return {"events": [self.narration_event(table, narration)]}
 
     def narration_event(self, table: Table, narration: dict[str, Any]) -> Any:
-        return make_event(
-            round=table.round,
-            phase=table.phase,
+        return table.event(
             kind="narration",
             author=table.scenario.control.name,
             text=narration["value"]["narrative"],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wargraph.state import Event, make_event
+from wargraph.state import Event
 from wargraph.worlds.question import Check, Question
 
 if TYPE_CHECKING:
@@ -77,9 +77,7 @@ class Secretary:
         self, table: Table, actor: str, text: str, data: dict[str, Any], *, author: str = ""
     ) -> Event:
         """The secretary's word to one actor about its proposal."""
-        return make_event(
-            round=table.round,
-            phase=table.phase,
+        return table.event(
             kind="verdict",
             author=author or self.name,
             text=text,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from wargraph.state import make_event
 from wargraph.worlds import Resolution
 from wargraph.worlds.waragent.actions import Action
 from wargraph.worlds.waragent.board import observers
@@ -46,9 +45,7 @@ class SimultaneousRound(Resolution):
                     continue
                 seen = observers(c, a, s.countries, cfg.visibility_map())
                 events.append(
-                    make_event(
-                        round=table.round,
-                        phase=table.phase,
+                    table.event(
                         kind="message" if a.type == "send_message" else "action",
                         author=c,
                         text=_action_text(c, a),
@@ -63,9 +60,7 @@ class SimultaneousRound(Resolution):
             update["done"] = True
             update["world"]["stopped"] = reason
             events.append(
-                make_event(
-                    round=table.round,
-                    phase=table.phase,
+                table.event(
                     kind="narration",
                     author=s.control.name,
                     text=f"The game ends: {reason}.",
