@@ -32,8 +32,9 @@ PEOPLE = {
 
 
 def play_args(tmp_path: Path, scenario: str, *more: str, model: str = "scripted") -> list[str]:
-    """`wargraph play` arguments with the game stored under tmp_path, then `more`."""
-    return ["play", scenario, "--model", model, "--db", str(tmp_path / "g.sqlite"), *more]
+    """`wargraph play` arguments with the game and its files under tmp_path, then `more`."""
+    out = [] if "--out" in more else ["--out", str(tmp_path / "out")]
+    return ["play", scenario, "--model", model, "--db", str(tmp_path / "g.sqlite"), *out, *more]
 
 
 def one_scripted_round(tmp_path: Path) -> list[str]:
