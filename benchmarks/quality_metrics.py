@@ -116,17 +116,19 @@ NAME_RATIO = names.NAME_RATIO  # difflib ratio at or above which a word is taken
 
 def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) -> list[str]:
     """Capitalised words of the answer that look like a side's name (difflib ratio >= NAME_RATIO
-    against it, case-insensitive) but are neither the name, a word the prompt used, nor a form
-    of the name (it starts with the name less its last two letters, at least four: "Crimsonian",
-    "Austrian", "German"): the rules of `wargraph.names`, less its word list (a measure of the
-    model counts every near-miss)."""
+    against it, case-insensitive; for a word the language does not know, its stem less a
+    demonym's ending counts too: "Azurlandian") but are neither the name, a word the prompt
+    used, nor a form of the name (it starts with the name less its last two letters, at least
+    four: "Crimsonian", "Austrian", "German"): the rules of `wargraph.names`, less its word list
+    (a measure of the model counts every near-miss)."""
     sides = list(sides)
     seen = {w.lower() for w in known}
     wrong = []
     for word in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", answer):
         if word.lower() in seen or any(names.is_form(word, n) for n in sides):
             continue
-        if any(names.ratio(word, n) >= NAME_RATIO for n in sides):
+        near = names.ratio if names.is_ordinary(word) else names.nearness  # "English": a word
+        if any(near(word, n) >= NAME_RATIO for n in sides):
             wrong.append(word)
     return wrong
 
@@ -204,12 +206,29 @@ def repeated_blocks(prompt: str) -> list[str]:
         if len(line) >= BLOCK_CHARS and flat.count(low) > 1:
             found.append(line)
             continue
-        items = [_KEY.sub("", x).strip().lower() for x in line.split("; ")]
+        items = list_items(line)
         if len(items) > 1 and all(
             len(x) >= 4 and flat.count(x) > low.count(x) * flat.count(low) for x in items
         ):
             found.append(line)
     return found
+
+
+def list_items(line: str) -> list[str]:
+    """A list line's items ("; " between them), less a short key such as "RUSSIA 4: "."""
+    return [_KEY.sub("", x).strip().lower() for x in _LABEL.sub("", line.lstrip("> ")).split("; ")]
+
+
+def model_copy(block: str, said: str) -> bool:
+    """A block shown twice because a model wrote it (`said`: the game's answers, lower case):
+    the block is in an answer, or it is a list line each of whose items is ("MOS SEV STP WAR;
+    A MOS, F SEV, ..." copied from the board into a message or diary, which the next prompts
+    quote beside the board)."""
+    low = block.lower()
+    if low in said:
+        return True
+    items = list_items(block)
+    return len(items) > 1 and all(x in said for x in items)
 
 
 # --- 5. the phase a prompt names --------------------------------------------------------------
@@ -408,7 +427,7 @@ def game_quality(
         # a block the model wrote twice (its answer repeating an earlier one) is its copy; the
         # rest the prompt's builder repeated
         blocks = repeated_blocks(prompt)
-        copies = [b for b in blocks if b.lower() in said]
+        copies = [b for b in blocks if model_copy(b, said)]
         built = [b for b in blocks if b not in copies]
         if built:
             c["prompts_with_repeats"] += 1

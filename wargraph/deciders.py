@@ -40,7 +40,7 @@ from wargraph.models import (
     structured_kwargs,
     usage_of,
 )
-from wargraph.names import Correction, correct_names
+from wargraph.names import Correction, correct_names, correct_value
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
 from wargraph.views import unseen_notes
@@ -242,6 +242,23 @@ def plain_answer(
     return validate_value({field: text}, schema), fixes
 
 
+def json_answer(
+    raw: str, schema: type[BaseModel], names: dict[str, list[str]] | None = None
+) -> tuple[BaseModel, list[Correction]]:
+    """A model's JSON answer, validated, with the sides' misspelt names corrected in its
+    free-text fields (`names`: the ask's sides and entities; fields picked from an enum stay)."""
+    answer = parse_answer(raw, schema)
+    if not names:
+        return answer, []
+    value, fixes = correct_value(
+        answer.model_dump(),
+        flat_json_schema(schema),
+        names.get("sides", []),
+        names.get("entities", []),
+    )
+    return (validate_value(value, schema) if fixes else answer), fixes
+
+
 # --- the three deciders -------------------------------------------------------------------------
 
 
@@ -376,7 +393,7 @@ class LLMDecider:
                 if field:
                     answer, fixes = plain_answer(reply, schema, field, ask.get("names"))
                 else:
-                    answer, fixes = parse_answer(raw, schema), []
+                    answer, fixes = json_answer(raw, schema, ask.get("names"))
                 decision: Decision = {"value": answer.model_dump(), "source": "model"}
                 if fixes:
                     # the raw output stays in the call's trace line; what was changed, here

@@ -3,6 +3,8 @@ each must flag what it measures and pass what it does not."""
 
 from __future__ import annotations
 
+import json
+
 from benchmarks import quality_metrics as Q
 
 
@@ -185,3 +187,32 @@ def test_an_option_picked_from_the_question_is_no_echo():
     )
     found = Q.game_quality([copied], {"events": []}, sides=[], entities=[], family="crisis")
     assert found["echoes"] == 1  # the evidence copies the question
+
+
+BOARD = "# The board\n> RUSSIA 4: MOS SEV STP WAR; A MOS, F SEV, F STP/SC, A WAR\n"
+
+
+def test_a_board_line_a_model_copied_into_a_message_is_its_copy_not_a_repeat():
+    # seen on SmolLM2-135M: a message copying a board line without its "RUSSIA 4: " key; the
+    # next prompts show the board and quote the message, so the line's items appear twice
+    copied = "MOS SEV STP WAR; A MOS, F SEV, F STP/SC, A WAR"
+    prompt = BOARD + "\n# Public messages this phase\nRUSSIA to everyone:\n> " + copied + "\n"
+    assert "RUSSIA 4: MOS SEV STP WAR; A MOS, F SEV, F STP/SC, A WAR" in Q.repeated_blocks(prompt)
+    trace = [
+        call(json.dumps({"messages": [{"to": "GLOBAL", "text": copied}]}), user=BOARD, ask_id="m1"),
+        call("{}", user=prompt, ask_id="o1", task="orders"),
+    ]
+    found = Q.game_quality(trace, {"events": []}, sides=[], entities=[], family="crisis")
+    assert (found["prompts_with_repeats"], found["prompts_with_copies"]) == (0, 1)
+    # the same line shown twice by the prompt's builder is a repeat
+    trace[0]["output"] = '{"messages": [{"to": "GLOBAL", "text": "Hello."}]}'
+    found = Q.game_quality(trace, {"events": []}, sides=[], entities=[], family="crisis")
+    assert (found["prompts_with_repeats"], found["prompts_with_copies"]) == (1, 0)
+
+
+def test_an_invented_name_with_a_demonym_ending_is_misspelled_and_real_words_are_not():
+    sides = ["Azuristan", "Crimsonia"]
+    found = Q.misspelled_names("Azurlandian forces met Azura at Azurlander's farm.", sides, [])
+    assert found == ["Azurlandian", "Azura", "Azurlander"]
+    powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    assert Q.misspelled_names("The English and French fleets.", powers, []) == []
