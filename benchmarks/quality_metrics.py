@@ -216,19 +216,32 @@ def repeated_blocks(prompt: str) -> list[str]:
 
 def list_items(line: str) -> list[str]:
     """A list line's items ("; " between them), less a short key such as "RUSSIA 4: "."""
-    return [_KEY.sub("", x).strip().lower() for x in _LABEL.sub("", line.lstrip("> ")).split("; ")]
+    return [_KEY.sub("", x).strip().lower() for x in line.split("; ")]
 
 
-def model_copy(block: str, said: str) -> bool:
-    """A block shown twice because a model wrote it (`said`: the game's answers, lower case):
-    the block is in an answer, or it is a list line each of whose items is ("MOS SEV STP WAR;
-    A MOS, F SEV, ..." copied from the board into a message or diary, which the next prompts
-    quote beside the board)."""
-    low = block.lower()
-    if low in said:
-        return True
-    items = list_items(block)
-    return len(items) > 1 and all(x in said for x in items)
+QUOTED_MIN = 8  # a quoted line this long or longer that an answer holds is the model's text
+
+
+def quotes_an_answer(line: str, said: str) -> bool:
+    """A quoted line of the prompt whose text ("> ", a cut's " …" and a note label taken off) a
+    model's answer holds (`said`: the game's answers, lower case)."""
+    if not line.startswith(">"):
+        return False
+    body = _LABEL.sub("", line.lstrip("> ").strip()).removesuffix("…").strip().lower()
+    return len(body) >= QUOTED_MIN and body in said
+
+
+def split_repeats(prompt: str, said: str) -> tuple[list[str], list[str]]:
+    """(blocks the prompt's builder showed twice, blocks shown twice because a model wrote them):
+    a block is the builder's when it is still shown twice once the quoted lines that hold a
+    model's words are taken out. A message that copies part of a board line ("MOS SEV STP WAR")
+    next to the board is the model's copy."""
+    blocks = repeated_blocks(prompt)
+    if not blocks:
+        return [], []
+    kept = "\n".join(ln for ln in prompt.splitlines() if not quotes_an_answer(ln, said))
+    built = set(repeated_blocks(kept))
+    return [b for b in blocks if b in built], [b for b in blocks if b not in built]
 
 
 # --- 5. the phase a prompt names --------------------------------------------------------------
@@ -426,9 +439,7 @@ def game_quality(
         c["prompts"] += 1
         # a block the model wrote twice (its answer repeating an earlier one) is its copy; the
         # rest the prompt's builder repeated
-        blocks = repeated_blocks(prompt)
-        copies = [b for b in blocks if model_copy(b, said)]
-        built = [b for b in blocks if b not in copies]
+        built, copies = split_repeats(prompt, said)
         if built:
             c["prompts_with_repeats"] += 1
             examples["repeats"].append(built[0][:120])
