@@ -376,6 +376,13 @@ class LLMDecider:
             name = ask["schema"].replace(".", "_")
             bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
             again = "Answer again with one JSON object that matches the schema."
+        # a seed per question: with the seat's one seed every call draws the same random numbers,
+        # and a small model opened its second plan with its first one's words
+        bind["seed"] = stable_seed(self.seat.get("seed", 0), ask["id"]) % 2**31
+        if self.ref.provider in ("embedded", "gguf"):
+            names = ask.get("names") or {}
+            if names.get("sides"):  # in process: the sides' names kept whole while sampling
+                bind["keep_names"] = [*names["sides"], *names.get("entities", [])]
         messages = [
             SystemMessage(ask["system"]),
             HumanMessage(user_prompt(ask, memory, json_schema)),

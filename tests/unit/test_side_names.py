@@ -266,3 +266,36 @@ def test_a_recorded_event_is_read_against_the_prompt_of_the_ask_that_made_it():
     record["events"][0]["id"] = "r1.somewhere.narration.other"  # no ask made it: no prompt words
     found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
     assert found["recorded_misspelled"] == 1
+
+
+# --- while sampling (local models) ----------------------------------------------------------------
+
+
+def test_a_local_model_is_asked_to_keep_the_names_whole_and_a_server_is_not(tmp_path):
+    from tests.unit.test_plain_text import recording
+    from wargraph.deciders import LLMDecider
+
+    for ref, kept in (("embedded", SIDES + ENTITIES), ("openai:fake@http://127.0.0.1:9", None)):
+        model = recording("Azuristan waits.")
+        seat = {"model": ref, "trace_path": str(tmp_path / "t.jsonl"), "retries": 0}
+        LLMDecider(seat, model=model).decide(ask(names=NAMES), Plan)
+        assert model.calls[0].get("keep_names") == kept
+    model = recording("Azuristan waits.")
+    LLMDecider({"model": "embedded"}, model=model).decide(ask(), Plan)  # no names: none kept
+    assert "keep_names" not in model.calls[0]
+
+
+def test_each_question_gets_its_own_seed_and_the_same_question_the_same_one(tmp_path):
+    # with one seed for every call, SmolLM2 opened its second plan with its first plan's words
+    from tests.unit.test_plain_text import recording
+    from wargraph.deciders import LLMDecider
+
+    model = recording(*["Azuristan waits."] * 3)
+    decider = LLMDecider({"model": "embedded", "seed": 7}, model=model)
+    for ask_id in ("r1.order.plan.a", "r2.order.plan.a", "r1.order.plan.a"):
+        decider.decide(ask(id=ask_id), Plan)
+    seeds = [c["seed"] for c in model.calls]
+    assert seeds[0] != seeds[1] and seeds[0] == seeds[2]
+    other = recording("Azuristan waits.")
+    LLMDecider({"model": "embedded", "seed": 8}, model=other).decide(ask(), Plan)
+    assert other.calls[0]["seed"] != seeds[0]  # another game seed, other draws
