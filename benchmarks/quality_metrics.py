@@ -116,17 +116,19 @@ NAME_RATIO = names.NAME_RATIO  # difflib ratio at or above which a word is taken
 
 def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) -> list[str]:
     """Capitalised words of the answer that look like a side's name (difflib ratio >= NAME_RATIO
-    against it, case-insensitive) but are neither the name, a word the prompt used, nor a form
-    of the name (it starts with the name less its last two letters, at least four: "Crimsonian",
-    "Austrian", "German"): the rules of `wargraph.names`, less its word list (a measure of the
-    model counts every near-miss)."""
+    against it, case-insensitive; for a word the language does not know, its stem less a
+    demonym's ending counts too: "Azurlandian") but are neither the name, a word the prompt
+    used, nor a form of the name (it starts with the name less its last two letters, at least
+    four: "Crimsonian", "Austrian", "German"): the rules of `wargraph.names`, less its word list
+    (a measure of the model counts every near-miss)."""
     sides = list(sides)
     seen = {w.lower() for w in known}
     wrong = []
     for word in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", answer):
         if word.lower() in seen or any(names.is_form(word, n) for n in sides):
             continue
-        if any(names.ratio(word, n) >= NAME_RATIO for n in sides):
+        near = names.ratio if names.is_ordinary(word) else names.nearness  # "English": a word
+        if any(near(word, n) >= NAME_RATIO for n in sides):
             wrong.append(word)
     return wrong
 
@@ -204,12 +206,42 @@ def repeated_blocks(prompt: str) -> list[str]:
         if len(line) >= BLOCK_CHARS and flat.count(low) > 1:
             found.append(line)
             continue
-        items = [_KEY.sub("", x).strip().lower() for x in line.split("; ")]
+        items = list_items(line)
         if len(items) > 1 and all(
             len(x) >= 4 and flat.count(x) > low.count(x) * flat.count(low) for x in items
         ):
             found.append(line)
     return found
+
+
+def list_items(line: str) -> list[str]:
+    """A list line's items ("; " between them), less a short key such as "RUSSIA 4: "."""
+    return [_KEY.sub("", x).strip().lower() for x in line.split("; ")]
+
+
+QUOTED_MIN = 8  # a quoted line this long or longer that an answer holds is the model's text
+
+
+def quotes_an_answer(line: str, said: str) -> bool:
+    """A quoted line of the prompt whose text ("> ", a cut's " …" and a note label taken off) a
+    model's answer holds (`said`: the game's answers, lower case)."""
+    if not line.startswith(">"):
+        return False
+    body = _LABEL.sub("", line.lstrip("> ").strip()).removesuffix("…").strip().lower()
+    return len(body) >= QUOTED_MIN and body in said
+
+
+def split_repeats(prompt: str, said: str) -> tuple[list[str], list[str]]:
+    """(blocks the prompt's builder showed twice, blocks shown twice because a model wrote them):
+    a block is the builder's when it is still shown twice once the quoted lines that hold a
+    model's words are taken out. A message that copies part of a board line ("MOS SEV STP WAR")
+    next to the board is the model's copy."""
+    blocks = repeated_blocks(prompt)
+    if not blocks:
+        return [], []
+    kept = "\n".join(ln for ln in prompt.splitlines() if not quotes_an_answer(ln, said))
+    built = set(repeated_blocks(kept))
+    return [b for b in blocks if b in built], [b for b in blocks if b not in built]
 
 
 # --- 5. the phase a prompt names --------------------------------------------------------------
@@ -407,9 +439,7 @@ def game_quality(
         c["prompts"] += 1
         # a block the model wrote twice (its answer repeating an earlier one) is its copy; the
         # rest the prompt's builder repeated
-        blocks = repeated_blocks(prompt)
-        copies = [b for b in blocks if b.lower() in said]
-        built = [b for b in blocks if b not in copies]
+        built, copies = split_repeats(prompt, said)
         if built:
             c["prompts_with_repeats"] += 1
             examples["repeats"].append(built[0][:120])

@@ -40,7 +40,7 @@ from wargraph.models import (
     structured_kwargs,
     usage_of,
 )
-from wargraph.names import Correction, correct_names
+from wargraph.names import Correction, correct_names, correct_value
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
 from wargraph.views import unseen_notes
@@ -248,6 +248,23 @@ def plain_answer(
     return validate_value({field: text}, schema), fixes
 
 
+def json_answer(
+    raw: str, schema: type[BaseModel], names: dict[str, list[str]] | None = None
+) -> tuple[BaseModel, list[Correction]]:
+    """A model's JSON answer, validated, with the sides' misspelt names corrected in its
+    free-text fields (`names`: the ask's sides and entities; fields picked from an enum stay)."""
+    answer = parse_answer(raw, schema)
+    if not names:
+        return answer, []
+    value, fixes = correct_value(
+        answer.model_dump(),
+        flat_json_schema(schema),
+        names.get("sides", []),
+        names.get("entities", []),
+    )
+    return (validate_value(value, schema) if fixes else answer), fixes
+
+
 # --- the three deciders -------------------------------------------------------------------------
 
 
@@ -365,6 +382,13 @@ class LLMDecider:
             name = ask["schema"].replace(".", "_")
             bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
             again = "Answer again with one JSON object that matches the schema."
+        # a seed per question: with the seat's one seed every call draws the same random numbers,
+        # and a small model opened its second plan with its first one's words
+        bind["seed"] = stable_seed(self.seat.get("seed", 0), ask["id"]) % 2**31
+        if self.ref.provider in ("embedded", "gguf"):
+            names = ask.get("names") or {}
+            if names.get("sides"):  # in process: the sides' names kept whole while sampling
+                bind["keep_names"] = [*names["sides"], *names.get("entities", [])]
         messages = [
             SystemMessage(ask["system"]),
             HumanMessage(user_prompt(ask, memory, json_schema)),
@@ -382,7 +406,7 @@ class LLMDecider:
                 if field:
                     answer, fixes = plain_answer(reply, schema, field, ask.get("names"))
                 else:
-                    answer, fixes = parse_answer(raw, schema), []
+                    answer, fixes = json_answer(raw, schema, ask.get("names"))
                 decision: Decision = {"value": answer.model_dump(), "source": "model"}
                 if fixes:
                     # the raw output stays in the call's trace line; what was changed, here

@@ -173,7 +173,9 @@ def chat_prompt(llama: Any, chat: list[dict[str, str]]) -> tuple[str, list[str]]
 class LlamaCppChat(BaseChatModel):
     """A small LangChain chat adapter over `llama_cpp.Llama` (langchain-community is archived).
 
-    `response_format={"type": "json_object", "schema": {...}}` constrains decoding by grammar."""
+    `response_format={"type": "json_object", "schema": {...}}` constrains decoding by grammar;
+    `answer_start="..."` starts the answer with those words; `keep_names=[...]` keeps those names
+    whole (`wargraph.sampling.NameKeeper`)."""
 
     model_path: str
     temperature: float = 0.7
@@ -211,6 +213,18 @@ class LlamaCppChat(BaseChatModel):
             params["response_format"] = kwargs["response_format"]
         start = kwargs.get("answer_start") or ""
         with local.lock:
+            if kwargs.get("keep_names"):  # the sides' names spared the repeat penalty, kept whole
+                from llama_cpp import LogitsProcessorList
+
+                from wargraph.sampling import NameKeeper
+
+                keeper = NameKeeper.for_names(
+                    local.llama,
+                    kwargs["keep_names"],
+                    penalty=params["repeat_penalty"],
+                    window=local.llama.last_n_tokens_size,
+                )
+                params["logits_processor"] = LogitsProcessorList([keeper])
             prompt = (
                 chat_prompt(local.llama, chat)
                 if start and "response_format" not in params

@@ -9,9 +9,16 @@ that name in the recorded answer; the trace keeps the model's raw output and the
   four: "Crimsonian", "Azuristani");
 - one of the scenario's other entities (a proper noun of its title or setting: "Zafaristan");
 - an ordinary word or a real name of the language (a word frequency list knows it: "Azure",
-  "Crimson", "Austria");
+  "Crimson", "Austria"), unless it is rare (Zipf frequency below RARE_ZIPF) and the side's name
+  cut short ("Azura" for Azuristan: the name starts with the word less its last letter);
 - near none of the sides' names (difflib ratio below NAME_RATIO), near more than one, or at
   least as near another entity of the scenario (which one was meant is not known).
+A word with a demonym's ending ("Azurlandian", "Azurlander") is judged by its stem too
+("Azurland"), so the adjective of an invented name is that side's name as well. The name
+replaces the whole word, in the word's case ("AZURLAND" -> "AZURISTAN").
+
+JSON answers get the same correction in their free-text fields (`correct_value`: strings that
+are not picked from an enum, such as a message's text or a diary's summary).
 """
 
 from __future__ import annotations
@@ -19,12 +26,15 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from wargraph.scenario import Scenario
 
 NAME_RATIO = 0.7  # difflib ratio (case-insensitive) at or above which a word is taken for a name
+RARE_ZIPF = 3.0  # a known word rarer than this may be a side's name cut short ("Azura": 2.06)
+# Demonym and plural endings: "Azurlandian" and "Azurlanders" are judged by "Azurland" too
+SUFFIXES = ("ians", "ian", "ers", "er", "ese", "ish", "is", "i", "s")
 _WORD = re.compile(r"\b[A-Z][A-Za-z]{3,}\b")
 # Capitalised words of settings that start sentences, not entities
 _SENTENCE_WORDS = {"both", "each", "every", "seven", "that", "their", "there", "these", "they"}
@@ -62,11 +72,43 @@ def ratio(word: str, name: str) -> float:
     return difflib.SequenceMatcher(None, word.casefold(), name.casefold()).ratio()
 
 
-def is_ordinary(word: str) -> bool:
-    """A word of the language or a real place or person (English word frequencies know it)."""
+def frequency(word: str) -> float:
+    """The word's Zipf frequency in English (0: the word list does not know it)."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") > 0
+    return zipf_frequency(word, "en")
+
+
+def is_ordinary(word: str) -> bool:
+    """A word of the language or a real place or person (English word frequencies know it)."""
+    return frequency(word) > 0
+
+
+def stems(word: str) -> list[str]:
+    """The word and, when it has a demonym's or plural's ending, the rest of it (four letters
+    at least): "Azurlandian" -> ["Azurlandian", "Azurland"]."""
+    low = word.casefold()
+    return [word] + [
+        word[: -len(x)] for x in SUFFIXES if low.endswith(x) and len(low) - len(x) >= 4
+    ]
+
+
+def nearness(word: str, name: str) -> float:
+    """The word's or one of its stems' difflib ratio to the name, the highest."""
+    return max(ratio(stem, name) for stem in stems(word))
+
+
+def near_sides(word: str, sides: Iterable[str]) -> list[str]:
+    """The sides' names the word (or its stem) is a near-miss of; none when it is a form of one."""
+    sides = list(sides)
+    if any(is_form(word, n) for n in sides):
+        return []
+    return [s for s in sides if nearness(word, s) >= NAME_RATIO]
+
+
+def cut_short(word: str, name: str) -> bool:
+    """The name cut short: the name starts with the word less its last letter ("Azura")."""
+    return name.casefold().startswith(word.casefold()[:-1])
 
 
 def meant_name(word: str, sides: Iterable[str], entities: Iterable[str] = ()) -> str | None:
@@ -74,18 +116,27 @@ def meant_name(word: str, sides: Iterable[str], entities: Iterable[str] = ()) ->
     sides, entities = list(sides), list(entities)
     if not _WORD.fullmatch(word):
         return None
-    if any(is_form(word, n) for n in [*sides, *entities]):
+    if any(is_form(word, n) for n in entities):
         return None
-    near = [s for s in sides if ratio(word, s) >= NAME_RATIO]
-    if len(near) != 1 or is_ordinary(word):
+    near = near_sides(word, sides)
+    if len(near) != 1:
         return None
     (name,) = near
+    known = frequency(word)
+    if known > 0 and not (known < RARE_ZIPF and cut_short(word, name)):
+        return None
     # another entity as close or closer ("Zafarastan" is Zafaristan's, not Azuristan's); an
     # entity built on a side's name ("Crimsonians") is that side
-    closest = ratio(word, name)
-    if any(ratio(word, e) >= closest for e in entities if not any(is_form(e, s) for s in sides)):
+    closest = nearness(word, name)
+    others = [e for e in entities if not any(is_form(e, s) for s in sides)]
+    if any(nearness(word, e) >= closest for e in others):
         return None
     return name
+
+
+def in_case_of(word: str, name: str) -> str:
+    """The name written in the word's case: "AZURLAND" -> "AZURISTAN"."""
+    return name.upper() if word.isupper() else name
 
 
 def correct_names(
@@ -102,7 +153,36 @@ def correct_names(
         word = m.group(0)
         if word not in found:
             found[word] = meant_name(word, sides, entities)
-        return found[word] or word
+        name = found[word]
+        return in_case_of(word, name) if name else word
 
     fixed = _WORD.sub(fix, text)
-    return fixed, [{"written": w, "name": n} for w, n in found.items() if n]
+    return fixed, [{"written": w, "name": in_case_of(w, n)} for w, n in found.items() if n]
+
+
+def correct_value(
+    value: Any, schema: dict[str, Any], sides: Iterable[str], entities: Iterable[str] = ()
+) -> tuple[Any, list[Correction]]:
+    """A JSON answer with the misspelt names of its free-text fields corrected (`schema`: the
+    answer's flat JSON schema; a string picked from an `enum` or `const` is left alone, and so
+    is any field the schema does not describe), and the corrections made (each word once)."""
+    sides, entities = list(sides), list(entities)
+    fixes: dict[str, Correction] = {}
+
+    def walk(v: Any, s: dict[str, Any]) -> Any:
+        if isinstance(v, str):
+            if s.get("type") != "string" or "enum" in s or "const" in s:
+                return v
+            text, found = correct_names(v, sides, entities)
+            fixes.update({f["written"]: f for f in found if f["written"] not in fixes})
+            return text
+        if isinstance(v, dict):
+            props = s.get("properties") or {}
+            return {k: walk(x, props[k]) if k in props else x for k, x in v.items()}
+        if isinstance(v, list) and isinstance(s.get("items"), dict):
+            return [walk(x, s["items"]) for x in v]
+        return v
+
+    if not sides:
+        return value, []
+    return walk(value, schema), list(fixes.values())

@@ -33,6 +33,28 @@ def test_grammar_holds_for_enums_on_the_embedded_model():
         assert reply.usage_metadata["input_tokens"] > 0
 
 
+def test_a_side_name_the_model_starts_is_written_whole_with_keep_names():
+    """The embedded model, greedy, goes on from "... and Azur" with "Azuria"; with the sides'
+    names kept (wargraph.sampling.NameKeeper) it writes "Azuristan"."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    model = LlamaCppChat(model_path=str(embedded_model_path()), max_tokens=20, temperature=0.0)
+    chat = [
+        SystemMessage("You write one short sentence about the crisis."),
+        HumanMessage(
+            "> Azuristan and Crimsonia dispute the province of Zafaristan.\n\n"
+            "What does Azuristan do?"
+        ),
+    ]
+    start = "Azuristan sends troops, and Azur"
+    plain = model.invoke(chat, answer_start=start).content
+    kept = model.invoke(
+        chat, answer_start=start, keep_names=["Azuristan", "Crimsonia", "Zafaristan"]
+    ).content
+    assert not plain.startswith(start + "istan"), plain  # what the model does by itself
+    assert kept.startswith(start + "istan"), kept
+
+
 def test_one_move_two_players_and_control_on_the_embedded_model(tmp_path):
     result = play(
         "azuristan_crimsonia",

@@ -3,6 +3,8 @@ each must flag what it measures and pass what it does not."""
 
 from __future__ import annotations
 
+import json
+
 from benchmarks import quality_metrics as Q
 
 
@@ -185,3 +187,40 @@ def test_an_option_picked_from_the_question_is_no_echo():
     )
     found = Q.game_quality([copied], {"events": []}, sides=[], entities=[], family="crisis")
     assert found["echoes"] == 1  # the evidence copies the question
+
+
+BOARD = "# The board\n> RUSSIA 4: MOS SEV STP WAR; A MOS, F SEV, F STP/SC, A WAR\n"
+ORDERS_Q = (
+    "\nYou are RUSSIA. Give one order for each of your 4 units (A MOS, F SEV, F STP/SC, A WAR)."
+)
+
+
+def test_a_board_line_a_model_copied_into_a_message_is_its_copy_not_a_repeat():
+    # seen on SmolLM2-135M (Diplomacy seed 2): RUSSIA's message copied part of a board line;
+    # its order prompt quoted the message (cut to its budget) beside the board, and its question
+    # lists the units: each item of the board line was then shown twice
+    text = "S1901M, your home centres: MOS SEV STP WAR; A BUD TRI VIE; EDI LON LVP; F IND"
+    talks = "\n# Your private talks this phase\nyou to FRANCE:\n> " + text[:50] + " …\n"
+    prompt = BOARD + talks + ORDERS_Q
+    board_line = "RUSSIA 4: MOS SEV STP WAR; A MOS, F SEV, F STP/SC, A WAR"
+    assert board_line in Q.repeated_blocks(prompt)
+    trace = [
+        call(json.dumps({"messages": [{"to": "FRANCE", "text": text}]}), user=BOARD, ask_id="m1"),
+        call("{}", user=prompt, ask_id="o1", task="orders"),
+    ]
+    found = Q.game_quality(trace, {"events": []}, sides=[], entities=[], family="crisis")
+    assert (found["prompts_with_repeats"], found["prompts_with_copies"]) == (0, 1)
+    # the same line shown twice by the prompt's builder is a repeat
+    built = BOARD + "\n# Your units\n> MOS SEV STP WAR is yours\n" + ORDERS_Q
+    trace[1] = call("{}", user=built, ask_id="o1", task="orders")
+    found = Q.game_quality(trace, {"events": []}, sides=[], entities=[], family="crisis")
+    assert (found["prompts_with_repeats"], found["prompts_with_copies"]) == (1, 0)
+    assert Q.split_repeats(built, "") == ([board_line], [])
+
+
+def test_an_invented_name_with_a_demonym_ending_is_misspelled_and_real_words_are_not():
+    sides = ["Azuristan", "Crimsonia"]
+    found = Q.misspelled_names("Azurlandian forces met Azura at Azurlander's farm.", sides, [])
+    assert found == ["Azurlandian", "Azura", "Azurlander"]
+    powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    assert Q.misspelled_names("The English and French fleets.", powers, []) == []

@@ -23,7 +23,19 @@ NAMES = {"sides": SIDES, "entities": ENTITIES}
 
 
 @pytest.mark.parametrize(
-    "word", ["Azurland", "Azunistiran", "Azuranastan", "Azuiristan", "Azunaria", "AZURLAND"]
+    "word",
+    [
+        "Azurland",
+        "Azunistiran",
+        "Azuranastan",
+        "Azuiristan",
+        "Azunaria",
+        "AZURLAND",
+        "Azurlandian",  # the adjective of an invented name: its stem "Azurland" is near
+        "Azurlander",
+        "Azurlanders",
+        "Azura",  # a rare name of the language, and Azuristan cut short
+    ],
 )
 def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
     assert meant_name(word, SIDES, ENTITIES) == "Azuristan"
@@ -43,11 +55,38 @@ def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
         "Azerbaijan",
         "Azuristan",  # the name itself
         "Azur",  # too short to judge
-        "Azura",  # a word (a name) of the language
+        "Azuristanis",  # a form of the name, with an ending
+        "Crimsonland",  # built on the name's stem
     ],
 )
 def test_words_that_only_look_like_a_side_stay_as_written(word):
     assert meant_name(word, SIDES, ENTITIES) is None
+
+
+@pytest.mark.parametrize(
+    "word",
+    # demonyms, plurals and real names near a power's name: forms of it or words the language
+    # knows well ("Engl" and "Germa" would be the names cut short: see the next test)
+    ["English", "Englishmen", "French", "Prussian", "Prussia", "Russians", "Australia", "Italic"]
+    + ["Russ", "Franc", "Frances", "Turks", "Austrians", "Ottomans", "AUGUSTA"],
+)
+def test_real_words_near_the_powers_stay_as_written(word):
+    powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    assert meant_name(word, powers) is None
+
+
+def test_misspelt_powers_seen_on_the_embedded_model_are_corrected_in_their_case():
+    powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    assert meant_name("RUSIASES", powers) == "Russia" and meant_name("AUTREA", powers) == "Austria"
+    text = "RUSIASES and AUTREA hold; Germnay waits."
+    assert correct_names(text, powers) == (
+        "RUSSIA and AUSTRIA hold; Germany waits.",
+        [
+            {"written": "RUSIASES", "name": "RUSSIA"},
+            {"written": "AUTREA", "name": "AUSTRIA"},
+            {"written": "Germnay", "name": "Germany"},
+        ],
+    )
 
 
 def test_a_word_near_two_names_is_left_alone():
@@ -58,16 +97,21 @@ def test_a_word_near_two_names_is_left_alone():
 def test_prose_is_corrected_and_the_corrections_listed():
     text = (
         "Azuristan will fight Azurland, and the Azunistiran army guards Zafaristan; "
-        "Azurland's allies wear crimson. Azure skies over Austria."
+        "Azurland's allies wear crimson. Azure skies over Austria. Azurlandian forces and "
+        "Azura (Azuristan) at the border of Azurlander's province."
     )
     fixed, fixes = correct_names(text, SIDES, ENTITIES)
     assert fixed == (
         "Azuristan will fight Azuristan, and the Azuristan army guards Zafaristan; "
-        "Azuristan's allies wear crimson. Azure skies over Austria."
+        "Azuristan's allies wear crimson. Azure skies over Austria. Azuristan forces and "
+        "Azuristan (Azuristan) at the border of Azuristan's province."
     )
     assert fixes == [
         {"written": "Azurland", "name": "Azuristan"},
         {"written": "Azunistiran", "name": "Azuristan"},
+        {"written": "Azurlandian", "name": "Azuristan"},
+        {"written": "Azura", "name": "Azuristan"},
+        {"written": "Azurlander", "name": "Azuristan"},
     ]
     assert correct_names("azurland, lower case", SIDES, ENTITIES) == ("azurland, lower case", [])
     assert correct_names(text, [], []) == (text, [])
@@ -106,14 +150,52 @@ def test_without_names_or_without_a_near_miss_nothing_changes(tmp_path):
     assert not [e for e in trace if e["event"] == "corrected"]
 
 
-def test_structured_answers_are_not_touched(tmp_path):
-    schema = choice_schema({"options": ["yes", "no"]})
-    the_ask = ask(
-        "choice", schema_args={"options": ["yes", "no"]}, fallback={"choice": "no"}, names=NAMES
-    )
-    raw = '{"choice": "yes", "evidence": "Azurland mobilised."}'
+def test_the_free_text_of_a_json_answer_is_corrected_and_its_choices_are_not(tmp_path):
+    # an option that looks like a misspelling is the option the question offered
+    options = ["Azurlandia", "no"]
+    schema = choice_schema({"options": options})
+    the_ask = ask("choice", schema_args={"options": options}, fallback={"choice": "no"})
+    raw = '{"choice": "Azurlandia", "evidence": "Azurland mobilised."}'
+    out, trace, _ = decide(schema, {**the_ask, "names": NAMES}, raw, tmp_path=tmp_path)
+    assert out["value"] == {"choice": "Azurlandia", "evidence": "Azuristan mobilised."}
+    assert out["source"] == "model" and "Azurland -> Azuristan" in out["note"]
+    assert next(e for e in trace if e["event"] == "call")["output"] == raw
+    corrected = next(e for e in trace if e["event"] == "corrected")
+    assert corrected["corrections"] == [{"written": "Azurland", "name": "Azuristan"}]
+    assert corrected["output"] == out["value"]
+    # without names (a scripted or human seat's ask) the answer stays as written
     out, _, _ = decide(schema, the_ask, raw, tmp_path=tmp_path)
     assert out["value"]["evidence"] == "Azurland mobilised."
+
+
+def test_diplomacy_messages_and_diaries_are_corrected_in_every_text_field(tmp_path):
+    from wargraph.deciders import schema_for
+
+    powers, _ = scenario_names(load_scenario("diplomacy"))
+    names = {"sides": powers, "entities": []}
+    args = {"recipients": ["GLOBAL", "RUSSIA"], "limit": 2, "chars": 300}
+    the_ask = ask("diplomacy_messages", schema_args=args, fallback={"messages": []}, names=names)
+    raw = (
+        '{"messages": [{"to": "RUSSIA", "text": "RUSIASES, take SEV."}, '
+        '{"to": "GLOBAL", "text": "Germnay and AUTREA lie."}], "action": "send"}'
+    )
+    out, trace, _ = decide(schema_for(the_ask), the_ask, raw, tmp_path=tmp_path)
+    assert out["value"]["messages"] == [
+        {"to": "RUSSIA", "text": "RUSSIA, take SEV."},
+        {"to": "GLOBAL", "text": "Germany and AUSTRIA lie."},
+    ]
+    corrected = next(e for e in trace if e["event"] == "corrected")
+    assert [f["written"] for f in corrected["corrections"]] == ["RUSIASES", "Germnay", "AUTREA"]
+    args = {"others": ["RUSSIA"], "chars": 240}
+    the_ask = ask("diplomacy_diary", schema_args=args, fallback={}, names=names)
+    raw = '{"summary": "Talked to Rusha.", "intent": "", "goals": "Beat Tukrey.", "RUSSIA": "Ally"}'
+    out, _, _ = decide(schema_for(the_ask), the_ask, raw, tmp_path=tmp_path)
+    assert out["value"] == {
+        "summary": "Talked to Russia.",
+        "intent": "",
+        "goals": "Beat Turkey.",
+        "RUSSIA": "Ally",
+    }
 
 
 def test_the_table_gives_model_seats_the_names_and_scripted_seats_nothing():
@@ -185,3 +267,36 @@ def test_a_recorded_event_is_read_against_the_prompt_of_the_ask_that_made_it():
     record["events"][0]["id"] = "r1.somewhere.narration.other"  # no ask made it: no prompt words
     found = Q.game_quality(trace, record, sides=SIDES, entities=ENTITIES, family="crisis")
     assert found["recorded_misspelled"] == 1
+
+
+# --- while sampling (local models) ----------------------------------------------------------------
+
+
+def test_a_local_model_is_asked_to_keep_the_names_whole_and_a_server_is_not(tmp_path):
+    from tests.unit.test_plain_text import recording
+    from wargraph.deciders import LLMDecider
+
+    for ref, kept in (("embedded", SIDES + ENTITIES), ("openai:fake@http://127.0.0.1:9", None)):
+        model = recording("Azuristan waits.")
+        seat = {"model": ref, "trace_path": str(tmp_path / "t.jsonl"), "retries": 0}
+        LLMDecider(seat, model=model).decide(ask(names=NAMES), Plan)
+        assert model.calls[0].get("keep_names") == kept
+    model = recording("Azuristan waits.")
+    LLMDecider({"model": "embedded"}, model=model).decide(ask(), Plan)  # no names: none kept
+    assert "keep_names" not in model.calls[0]
+
+
+def test_each_question_gets_its_own_seed_and_the_same_question_the_same_one(tmp_path):
+    # with one seed for every call, SmolLM2 opened its second plan with its first plan's words
+    from tests.unit.test_plain_text import recording
+    from wargraph.deciders import LLMDecider
+
+    model = recording(*["Azuristan waits."] * 3)
+    decider = LLMDecider({"model": "embedded", "seed": 7}, model=model)
+    for ask_id in ("r1.order.plan.a", "r2.order.plan.a", "r1.order.plan.a"):
+        decider.decide(ask(id=ask_id), Plan)
+    seeds = [c["seed"] for c in model.calls]
+    assert seeds[0] != seeds[1] and seeds[0] == seeds[2]
+    other = recording("Azuristan waits.")
+    LLMDecider({"model": "embedded", "seed": 8}, model=other).decide(ask(), Plan)
+    assert other.calls[0]["seed"] != seeds[0]  # another game seed, other draws
