@@ -195,8 +195,9 @@ def run(
             f"no ...') or >= {Q.ECHO_SHARE:.0%} of its word triples are in the instructions "
             "(system prompt and the user turn's closing, unquoted paragraphs)",
             f"misspelled: a capitalised word with difflib ratio >= {Q.NAME_RATIO} to a side's "
-            "name that is neither the name, a form of it (its stem: the name less two letters, "
-            "at least four) nor a word of the prompt; counted in the model's raw output (trace) "
+            "name that is neither the name, a form of it (the name, or the name less one or two "
+            "letters, with a demonym's or plural's ending: 'Crimsonians', not 'Azuristania') nor "
+            "a word of the prompt; counted in the model's raw output (trace) "
             "and in the record's model-made events (after wargraph.names corrects near-misses "
             "of exactly one side's name in prose)",
             "repeated block: a '#' heading twice, a line of >= "

@@ -114,18 +114,25 @@ def is_echo(answer: str, instructions: str) -> bool:
 NAME_RATIO = names.NAME_RATIO  # difflib ratio at or above which a word is taken for a side's name
 
 
+COMMON_ZIPF = names.RARE_ZIPF  # a word this frequent in English is a word, not a misspelt name
+
+
 def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) -> list[str]:
     """Capitalised words of the answer that look like a side's name (difflib ratio >= NAME_RATIO
     against it, case-insensitive; for a word the language does not know, its stem less a
     demonym's ending counts too: "Azurlandian") but are neither the name, a word the prompt
-    used, nor a form of the name (it starts with the name less its last two letters, at least
-    four: "Crimsonian", "Austrian", "German"): the rules of `wargraph.names`, less its word list
-    (a measure of the model counts every near-miss)."""
+    used, a form of the name ("Crimsonian", "Austrians", "German"; not "Azuristania":
+    `wargraph.names.is_form`), nor a common word of the language (Zipf frequency >=
+    COMMON_ZIPF: "LAND" and "FANCY" are no misspelt England and France, "ENGELAND" is). Rarer
+    known words still count ("Azura"): the measure is stricter than the correction, which
+    leaves every real name alone."""
     sides = list(sides)
     seen = {w.lower() for w in known}
     wrong = []
     for word in re.findall(r"\b[A-Z][A-Za-z]{3,}\b", answer):
         if word.lower() in seen or any(names.is_form(word, n) for n in sides):
+            continue
+        if names.frequency(word) >= COMMON_ZIPF:
             continue
         near = names.ratio if names.is_ordinary(word) else names.nearness  # "English": a word
         if any(near(word, n) >= NAME_RATIO for n in sides):
@@ -360,6 +367,12 @@ def negotiation(trace: list[dict[str, Any]], record: dict[str, Any]) -> dict[str
     everyone = sum(all(sent.get(k, Counter())[s] for s in seats) for k, seats in asked.items())
     spoke = sum(sum(1 for s in seats if sent.get(k, Counter())[s]) for k, seats in asked.items())
     empty = sum(not sum(sent.get(k, Counter()).values()) for k in asked)
+    silent = [
+        f"{seat} in round {k[0]}, exchange {k[1]}: {_why_silent(trace, record, k, seat)}"
+        for k, seats in sorted(asked.items())
+        for seat in sorted(seats)
+        if not sent.get(k, Counter())[seat]
+    ]
     return {
         "negotiation_rounds": rounds,
         "seat_rounds": pairs,
@@ -367,7 +380,43 @@ def negotiation(trace: list[dict[str, Any]], record: dict[str, Any]) -> dict[str
         "seat_rounds_with_message": spoke,
         "rounds_everyone_sent": everyone,
         "empty_rounds": empty,
+        "silent": silent,
     }
+
+
+def _why_silent(
+    trace: list[dict[str, Any]], record: dict[str, Any], key: tuple[int, str], seat: str
+) -> str:
+    """Why a seat sent nothing in a negotiation round: its answer fell back, it chose silence,
+    or its messages were refused (the press rules' reason)."""
+    mine = [
+        e
+        for e in trace
+        if e.get("task") == "message"
+        and e.get("role") == seat
+        and (int(e.get("round", 0)), _exchange(e)) == key
+    ]
+    if any(e.get("event") == "fallback" for e in mine):
+        return "its answer fell back (no usable answer)"
+    for e in reversed(mine):
+        if e.get("event") == "call":
+            try:
+                # raw newlines in strings, as llama.cpp's grammar lets through (answer_text too)
+                action = json.loads(e.get("output") or "{}", strict=False).get("action")
+            except (ValueError, AttributeError):
+                action = None
+            if action:
+                refused = [
+                    str((v.get("data") or {}).get("reason"))
+                    for v in record.get("events", [])
+                    if (v.get("data") or {}).get("refused_message")
+                    and seat in (v.get("audience") or [])
+                    and int(v.get("round", 0)) == key[0]
+                ]
+                if refused:
+                    return "its messages were refused: " + "; ".join(refused[:2])
+                return f"it chose {action}"
+    return "no answer found"
 
 
 def _exchange(e: dict[str, Any]) -> str:
@@ -465,7 +514,9 @@ def game_quality(
                 else:
                     examples["phase"].append(f"move {p.get('round')}: names {named}")
     out: dict[str, Any] = dict(c)
-    out.update(negotiation(trace, record))
+    talks = negotiation(trace, record)
+    examples["silent power-rounds"] = talks.pop("silent")  # why each seat sent nothing
+    out.update(talks)
     if family == "diplomacy":
         out["hold_only_sets"], out["order_sets"] = hold_only(record)
         silent, claims, asked = silent_diaries(record)

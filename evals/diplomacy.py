@@ -125,4 +125,3 @@ def eval_command(
         for name, m in judged.items():
             console.print(text(f"promises in {name}: betrayal rates {m['betrayal_rates']}"))
     return summary
-

@@ -6,6 +6,7 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.deciders import Ask
+from wargraph.nodes.schemas import record_quotes
 from wargraph.nodes.seats import asks, control
 from wargraph.prompts import render_prompt
 from wargraph.scenario import DebriefQuestion
@@ -27,7 +28,7 @@ def question_ask(table: Table, q: DebriefQuestion, *, role: str, context: str) -
             "analyze_question", table.variant(role), question=q.text, options=options
         ),
         schema="choice" if q.options else "answer",
-        schema_args={"options": q.options} if q.options else None,
+        schema_args={"options": q.options, "quotes": record_quotes(context)} if q.options else None,
         fallback={"choice": "undetermined", "evidence": ""}
         if q.options
         else {"answer": "undetermined"},

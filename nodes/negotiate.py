@@ -44,10 +44,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     sent: list[tuple[str, str, str]] = []
     for r in speakers:
         decision = table.pending[ids[r]]
-        value = decision["value"]
-        # `action: pass` (where a schema offers the choice) sends none of the answer's messages
-        said = [] if value.get("action") == "pass" else list(value.get("messages") or [])
-        ok, refused = press.accept(table, r, said)
+        ok, refused = press.accept(table, r, press.said(decision["value"]))
         for n, (to, text) in enumerate(ok):
             events.append(
                 table.event(

@@ -33,14 +33,33 @@ class FreeAnswer(BaseModel):
 UNDETERMINED = "undetermined"
 
 
+QUOTES = 80  # record lines offered as evidence (the latest)
+QUOTE_CHARS = 200  # each cut to this many characters, at a word
+
+
+def record_quotes(context: str) -> list[str]:
+    """The quoted lines of a record ("> ..."), as a choice question offers them for evidence:
+    each once, cut at a word to QUOTE_CHARS, the latest QUOTES."""
+    lines = []
+    for line in context.splitlines():
+        if line.startswith("> ") and line[2:].strip():
+            text = line[2:].strip()
+            if len(text) > QUOTE_CHARS:
+                text = text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " ..."
+            lines.append(text)
+    return list(dict.fromkeys(lines))[-QUOTES:]
+
+
 def choice_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Multiple choice: one of the options or "undetermined", with the evidence quoted."""
+    """Multiple choice: one of the options or "undetermined", with the evidence: one of the
+    record's lines (`quotes`; "" for none) when they are given, so that it is always a quote
+    (SmolLM2 wrote the question itself as its evidence), else free text."""
     options = tuple(dict.fromkeys([*args.get("options", []), UNDETERMINED]))
-    return create_model(
-        "Choice",
-        choice=(one_of(options), ...),
-        evidence=(str, Field(default="", max_length=600)),
+    quotes = tuple(dict.fromkeys(["", *args.get("quotes", [])]))
+    evidence: Any = (
+        (one_of(quotes), "") if len(quotes) > 1 else (str, Field(default="", max_length=600))
     )
+    return create_model("Choice", choice=(one_of(options), ...), evidence=evidence)
 
 
 def messages_schema(args: dict[str, Any]) -> type[BaseModel]:

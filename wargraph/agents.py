@@ -8,13 +8,16 @@ from typing import Annotated, Any, TypedDict
 
 from langchain_core.runnables import Runnable, RunnableLambda
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import get_runtime
 from langgraph.types import Command, RetryPolicy, interrupt
 from pydantic import BaseModel
 
+from wargraph.context import GameContext, context_of
 from wargraph.deciders import (
     INTERRUPT_VERSION,
     Ask,
     Decision,
+    Seat,
     decider_for,
     flat_json_schema,
     parse_answer,
@@ -93,11 +96,15 @@ def answer_text(value: dict[str, Any]) -> str:
 
 
 def decide(state: AgentState) -> dict[str, Any]:
-    """Ask the seat's decider each question of this step (model calls before any review)."""
+    """Ask the seat's decider each question of this step (model calls before any review).
+
+    Calls are traced into this run's trace: a question asked before the game was resumed into
+    another folder, or copied to another thread (`wargraph.copying`), names the trace of then."""
     answers: dict[str, Decision] = {}
+    trace_path = context_of(get_runtime(GameContext)).trace_path
     for ask in state.get("asks", []):
         memory = seat_notes(state.get("memory", []), ask)
-        seat = ask.get("seat", {})
+        seat: Seat = {**ask.get("seat", {}), "trace_path": trace_path}
         schema = schema_for(ask)
         decider = decider_for(seat)
         answers[ask["id"]] = decider.decide(ask, schema, memory=memory)

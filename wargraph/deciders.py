@@ -234,12 +234,20 @@ def validate_value(raw: dict[str, Any], schema: type[M]) -> M:
 
 
 def plain_answer(
-    reply: Any, schema: type[BaseModel], field: str, names: dict[str, list[str]] | None = None
+    reply: Any,
+    schema: type[BaseModel],
+    field: str,
+    names: dict[str, list[str]] | None = None,
+    *,
+    start: str = "",
 ) -> tuple[BaseModel, list[Correction]]:
     """A model's prose for a one-text-field question, put into the field in code, with the
     sides' misspelt names corrected (`names`: the ask's sides and entities; see wargraph.names)
-    and the corrections made."""
+    and the corrections made. An answer that is only the `start` it was given ("In move 1,")
+    is not usable: it says nothing."""
     text = unwrap_text(str(reply.content), field)
+    if start and not text.strip().removeprefix(start.strip()).strip(" \n,.;:-"):
+        raise ValueError(f"the answer stops after its first words ({start.strip()!r})")
     if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
         text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
     fixes: list[Correction] = []
@@ -404,7 +412,9 @@ class LLMDecider:
             raw = str(reply.content)
             try:
                 if field:
-                    answer, fixes = plain_answer(reply, schema, field, ask.get("names"))
+                    answer, fixes = plain_answer(
+                        reply, schema, field, ask.get("names"), start=bind.get("answer_start", "")
+                    )
                 else:
                     answer, fixes = json_answer(raw, schema, ask.get("names"))
                 decision: Decision = {"value": answer.model_dump(), "source": "model"}

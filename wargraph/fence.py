@@ -6,9 +6,10 @@ thread checks, in the write's own transaction, that the stored generation is sti
 holder that was paused (SIGSTOP, a sleeping laptop, a debugger) while its lease was freed and
 taken by another process has its next write refused with `LeaseLost` and stops, and the other
 process's checkpoints stay as they were. Writes of a thread this process holds no lease on
-(tests that write directly; a state edit through the LangGraph API outside a run) are not
-fenced. The server holds a game's lease for each run (`wargraph.server.stored`); async writes
-run the same sync write in a worker thread, so they are fenced alike.
+(tests that write directly) are not fenced. The server holds a game's lease for each run and
+each state edit through the LangGraph API (`wargraph.server.stored`), and the store's deletions
+hold it too (`wargraph.pruning`); async writes run the same sync write in a worker thread, so
+they are fenced alike.
 
 The check and a taking exclude each other: on SQLite through the database's write lock (the
 check opens the write's transaction with an UPDATE); on PostgreSQL through a transaction-scoped

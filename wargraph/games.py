@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.lease import holders
-from wargraph.store import DamagedCheckpoint, StoreError, describe, is_url, open_saver
+from wargraph.store import DamagedCheckpoint, Saver, StoreError, describe, is_url, open_saver
 
 
 @dataclass
@@ -51,7 +51,7 @@ def list_games(db: str | Path) -> list[GameRow]:
     return rows
 
 
-def _row(saver: Any, tid: str, held: tuple | None) -> GameRow:
+def _row(saver: Saver, tid: str, held: tuple | None) -> GameRow:
     run = saver.run_of(tid) or {}
     spec = run.get("scenario", {})
     tup = saver.get_tuple({"configurable": {"thread_id": tid, "checkpoint_ns": ""}})

@@ -213,23 +213,29 @@ class LlamaCppChat(BaseChatModel):
             params["response_format"] = kwargs["response_format"]
         start = kwargs.get("answer_start") or ""
         with local.lock:
+            from llama_cpp import LogitsProcessorList
+
+            from wargraph.sampling import GoesOn, NameKeeper
+
+            processors: list[Any] = []
             if kwargs.get("keep_names"):  # the sides' names spared the repeat penalty, kept whole
-                from llama_cpp import LogitsProcessorList
-
-                from wargraph.sampling import NameKeeper
-
-                keeper = NameKeeper.for_names(
-                    local.llama,
-                    kwargs["keep_names"],
-                    penalty=params["repeat_penalty"],
-                    window=local.llama.last_n_tokens_size,
+                processors.append(
+                    NameKeeper.for_names(
+                        local.llama,
+                        kwargs["keep_names"],
+                        penalty=params["repeat_penalty"],
+                        window=local.llama.last_n_tokens_size,
+                    )
                 )
-                params["logits_processor"] = LogitsProcessorList([keeper])
             prompt = (
                 chat_prompt(local.llama, chat)
                 if start and "response_format" not in params
                 else None
             )
+            if prompt is not None:  # the given first words are never the whole answer
+                processors.append(GoesOn.for_model(local.llama))
+            if processors:
+                params["logits_processor"] = LogitsProcessorList(processors)
             if prompt is None:
                 out = local.llama.create_chat_completion(messages=chat, **params)
                 text = out["choices"][0]["message"].get("content") or ""

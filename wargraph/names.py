@@ -5,17 +5,21 @@ Azuristan). A prose answer's word that is a near-miss of exactly one side's name
 that name in the recorded answer; the trace keeps the model's raw output and the corrections
 (`corrected` events), so nothing is hidden. A word is left alone when it is
 - not capitalised, or shorter than four letters;
-- a side's name or a form of it (it starts with the name less its last two letters, at least
-  four: "Crimsonian", "Azuristani");
+- a side's name or a form of it: the name, or the name less its last one or two letters (four
+  letters left at least), with a demonym's, plural's or nothing's ending ("Crimsonian",
+  "Azuristanis", "Italians"); "Azuristania" is another name, not a form;
 - one of the scenario's other entities (a proper noun of its title or setting: "Zafaristan");
 - an ordinary word or a real name of the language (a word frequency list knows it: "Azure",
   "Crimson", "Austria"), unless it is rare (Zipf frequency below RARE_ZIPF) and the side's name
-  cut short ("Azura" for Azuristan: the name starts with the word less its last letter);
+  cut short ("Azura" for Azuristan: the name starts with the word less its last letter) or
+  very near it (RARE_RATIO: "ENGELAND" for England);
 - near none of the sides' names (difflib ratio below NAME_RATIO), near more than one, or at
   least as near another entity of the scenario (which one was meant is not known).
 A word with a demonym's ending ("Azurlandian", "Azurlander") is judged by its stem too
 ("Azurland"), so the adjective of an invented name is that side's name as well. The name
-replaces the whole word, in the word's case ("AZURLAND" -> "AZURISTAN").
+replaces the whole word, in the word's case ("AZURLAND" -> "AZURISTAN"). An invented side's name
+written in lower case ("crimsonia's") is written as the scenario spells it; a side named by a
+word of the language ("Turkey") is left alone in lower case.
 
 JSON answers get the same correction in their free-text fields (`correct_value`: strings that
 are not picked from an enum, such as a message's text or a diary's summary).
@@ -33,9 +37,13 @@ if TYPE_CHECKING:
 
 NAME_RATIO = 0.7  # difflib ratio (case-insensitive) at or above which a word is taken for a name
 RARE_ZIPF = 3.0  # a known word rarer than this may be a side's name cut short ("Azura": 2.06)
+RARE_RATIO = 0.85  # ... or a very near miss ("ENGELAND", 1.02, 0.93 to England; "Italic" 0.73)
 # Demonym and plural endings: "Azurlandian" and "Azurlanders" are judged by "Azurland" too
 SUFFIXES = ("ians", "ian", "ers", "er", "ese", "ish", "is", "i", "s")
+# What may follow a name (or the name less its last letters) in a form of it
+FORM_ENDINGS = frozenset({"", "s", "es", "n", "ns", "an", "ans", "ian", "ians", "i", "is", "ese"})
 _WORD = re.compile(r"\b[A-Z][A-Za-z]{3,}\b")
+_LOWER_WORD = re.compile(r"\b[a-z]{4,}\b")
 # Capitalised words of settings that start sentences, not entities
 _SENTENCE_WORDS = {"both", "each", "every", "seven", "that", "their", "there", "these", "they"}
 _SENTENCE_WORDS |= {"this", "when", "with", "diplomacy"}
@@ -63,9 +71,14 @@ def scenario_names(scenario: Scenario) -> tuple[list[str], list[str]]:
 
 
 def is_form(word: str, name: str) -> bool:
-    """The name itself or a word built on it ("Crimsonian" on "Crimsonia")."""
+    """The name itself or its demonym or plural ("Crimsonian" on "Crimsonia", "Italians" on
+    "Italy"); a longer word built on it ("Azuristania") is not."""
     w, n = word.casefold(), name.casefold()
-    return w == n or w.startswith(n[: max(4, len(n) - 2)])
+    for cut in (0, 1, 2):
+        base = n[: len(n) - cut]
+        if len(base) >= 4 and w.startswith(base) and w[len(base) :] in FORM_ENDINGS:
+            return True
+    return False
 
 
 def ratio(word: str, name: str) -> float:
@@ -122,12 +135,12 @@ def meant_name(word: str, sides: Iterable[str], entities: Iterable[str] = ()) ->
     if len(near) != 1:
         return None
     (name,) = near
-    known = frequency(word)
-    if known > 0 and not (known < RARE_ZIPF and cut_short(word, name)):
+    known, closest = frequency(word), nearness(word, name)
+    rare_but_meant = cut_short(word, name) or closest >= RARE_RATIO
+    if known > 0 and not (known < RARE_ZIPF and rare_but_meant):
         return None
     # another entity as close or closer ("Zafarastan" is Zafaristan's, not Azuristan's); an
     # entity built on a side's name ("Crimsonians") is that side
-    closest = nearness(word, name)
     others = [e for e in entities if not any(is_form(e, s) for s in sides)]
     if any(nearness(word, e) >= closest for e in others):
         return None
@@ -157,6 +170,18 @@ def correct_names(
         return in_case_of(word, name) if name else word
 
     fixed = _WORD.sub(fix, text)
+    # an invented name in lower case ("crimsonia's") is the name; a real word is left alone
+    invented = {s.casefold(): s for s in sides if not is_ordinary(s)}
+    if invented:
+
+        def capitalise(m: re.Match[str]) -> str:
+            word = m.group(0)
+            if word in invented:
+                found.setdefault(word, invented[word])
+                return invented[word]
+            return word
+
+        fixed = _LOWER_WORD.sub(capitalise, fixed)
     return fixed, [{"written": w, "name": in_case_of(w, n)} for w, n in found.items() if n]
 
 

@@ -19,6 +19,7 @@ from wargraph.deciders import (
     schema_for,
     stable_seed,
 )
+from wargraph.nodes.schemas import record_quotes
 from wargraph.prompts import render_prompt
 from wargraph.scenario import ScenarioError, validate_data
 from wargraph.views import quote, render_events
@@ -151,6 +152,6 @@ def ask_record(
         else {"answer": "undetermined"},
     }
     if options:
-        ask["schema_args"] = {"options": options}
+        ask["schema_args"] = {"options": options, "quotes": record_quotes(ask["context"])}
     decision = decide_once(ask, model, seed, max_tokens=max_tokens, trace_path=trace_path)
     return {"question": question, **decision["value"], "source": decision["source"]}

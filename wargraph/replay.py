@@ -35,7 +35,7 @@ from wargraph.context import GameContext
 from wargraph.records import build_record, write_record
 from wargraph.runner import GameError, build_for, load_run, thread_config
 from wargraph.scenario import Scenario, load_scenario
-from wargraph.store import open_saver
+from wargraph.store import Saver, open_saver
 
 Predicate = Callable[[Any], bool]
 
@@ -160,7 +160,7 @@ def find_fork(
 
 
 def _copy_memories(
-    saver: Any, thread_id: str, new_thread: str, fork: Any, history: list[Any], roles: Any
+    saver: Saver, thread_id: str, new_thread: str, fork: Any, history: list[Any], roles: Any
 ) -> int:
     """Each seat's private memory as it stood at the fork, into the new thread's namespaces.
 

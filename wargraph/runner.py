@@ -29,7 +29,7 @@ from wargraph.scenario import (
     resolve_path,
     validate_data,
 )
-from wargraph.store import StoreError, describe, is_url, open_saver
+from wargraph.store import Saver, StoreError, describe, is_url, open_saver
 
 if TYPE_CHECKING:  # the game machinery loads with the first game's family
     from wargraph.graphkit import GameGraph
@@ -84,12 +84,12 @@ def _compiled(module: Any, scenario_json: str) -> Any:
     return module.build(validate_data(json.loads(scenario_json), "<scenario>")).compile()
 
 
-def sqlite_saver(db: str | Path) -> AbstractContextManager[Any]:
+def sqlite_saver(db: str | Path) -> AbstractContextManager[Saver]:
     """The store `db` names (kept under its old name for callers from before PostgreSQL)."""
     return open_saver(db)
 
 
-def _run_of(saver: Any, thread_id: str) -> tuple[Scenario, GameContext] | None:
+def _run_of(saver: Saver, thread_id: str) -> tuple[Scenario, GameContext] | None:
     run = saver.run_of(thread_id)
     if run is None:
         return None
@@ -151,7 +151,7 @@ def _drive(
 @contextmanager
 def _held(
     db: str | Path, thread_id: str, command: str, *, create: bool = True
-) -> Iterator[tuple[Any, Lease]]:
+) -> Iterator[tuple[Saver, Lease]]:
     """The game's lease, then its store: one writer per game, refused before anything is
     written."""
     with (

@@ -24,6 +24,12 @@ What every store gives, on both backends:
   two are written by one statement and cannot be apart; it carries its own HMAC. A game a
   client of the server starts gets it with its first step instead (`_served_run`).
 - `lease(db, thread)`: one writer per game (see `wargraph.lease`).
+- Deleting (`delete_thread`, `delete_for_runs`, `prune`, and their async forms langgraph-api
+  calls): under each game's lease, never cutting a game's history (`wargraph.pruning`). The
+  writes of a run that names itself (langgraph-api's) are noted with their run id.
+- Copying (`copy_thread`, `acopy_thread`: langgraph-api's POST /threads/<id>/copy): a game of
+  its own in the new thread, under both games' leases (`wargraph.copying`).
+- `Saver` is the type of what `open_saver` / `open_async_saver` give.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ import zlib
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from langgraph.checkpoint.serde.base import CipherProtocol, SerializerProtocol
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
@@ -98,6 +104,11 @@ class GameHeld(StoreError):
 
 class LeaseLost(GameHeld):
     """This process's lease was freed and taken by another: its writes are refused."""
+
+
+class HistoryInUse(StoreError):
+    """A deletion that would cut a game's history (a checkpoint that stays continues from one
+    it would delete): refused, nothing of the game deleted."""
 
 
 def is_url(db: Db) -> bool:
@@ -163,6 +174,14 @@ def _reason(exc: BaseException) -> str:
 OWN_TABLES = (
     "CREATE TABLE IF NOT EXISTS wargraph_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     fence.TABLE,  # (stores of earlier versions also keep an unused table wargraph_leases)
+    # Which run stored each write of a run that names itself (langgraph-api's runs do, in their
+    # metadata), noted in the write's own transaction: a run resumed from a checkpoint stores
+    # its first writes under that checkpoint, which `delete_for_runs` keeps.
+    "CREATE TABLE IF NOT EXISTS wargraph_run_writes (thread_id TEXT NOT NULL,"
+    " checkpoint_ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL, task_id TEXT NOT NULL,"
+    " idx BIGINT NOT NULL, run_id TEXT NOT NULL,"
+    " PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx))",
+    "CREATE INDEX IF NOT EXISTS wargraph_run_writes_run ON wargraph_run_writes (run_id)",
 )
 
 
@@ -202,6 +221,13 @@ Bindings = list[tuple[Any, ...]]  # of the blobs opened while a checkpoint is re
 _BIND: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("wargraph_bind", default=())
 _SEEN: contextvars.ContextVar[Bindings | None] = contextvars.ContextVar(
     "wargraph_seen", default=None
+)
+
+# The writes `put_writes` is storing for a run, as rows of wargraph_run_writes, and whether they
+# replace earlier ones (special channels do, as in the savers): noted by the write's transaction.
+RunWrites = tuple[tuple[tuple[str, str, str, str, int, str], ...], bool]
+_RUN_WRITES: contextvars.ContextVar[RunWrites] = contextvars.ContextVar(
+    "wargraph_run_writes", default=((), False)
 )
 
 LEGACY, STRICT, BOUND = 0, 1, 2  # a store's guard: what every blob must carry to load
@@ -285,6 +311,34 @@ class _AuthenticatedSerde(EncryptedSerializer):
             raise
         except Exception as exc:  # MAC check failed, bad padding, unknown type ...
             raise DamagedCheckpoint(self._damaged(_reason(exc))) from None
+
+    def rebound(
+        self, data: tuple[str | None, bytes | None], was: tuple[str, ...], now: tuple[str, ...]
+    ) -> tuple[str | None, bytes | None]:
+        """A stored blob bound to `now` instead of `was` (a game copied to another thread): its
+        tag checked and its plaintext encrypted again under the new binding, its bytes (and
+        compression) unchanged. A blob that fails its tag, or is bound to something other than
+        `was`, is a DamagedCheckpoint; an untagged blob of a store from before tags gets one.
+        A row with no blob (PostgreSQL's "empty" channel) stays as it is."""
+        typ, body = data
+        if typ is None or body is None or typ == "empty":
+            return typ, body
+        if "+" not in typ:
+            if self.strict or typ.endswith(ZIPPED):
+                raise DamagedCheckpoint(self._damaged("a blob without its authentication tag"))
+            inner, plain = typ, bytes(body)
+        else:
+            inner, ciphername = typ.split("+", 1)
+            try:
+                with _seeing([]) as seen:
+                    plain = self.cipher.decrypt(ciphername, bytes(body))
+            except Exception as exc:  # MAC check failed, unknown cipher ...
+                raise DamagedCheckpoint(self._damaged(_reason(exc))) from None
+            if any(tuple(b) != tuple(was) for b in seen):
+                raise DamagedCheckpoint(self._damaged("a blob of another checkpoint or game"))
+        with _binding(*now):
+            name, ciphertext = self.cipher.encrypt(plain)
+        return f"{inner}+{name}", ciphertext
 
     def _damaged(self, why: str) -> str:
         return (
@@ -431,8 +485,10 @@ def _where(config: RunnableConfig | None) -> tuple[str, str, str]:
     )
 
 
-class _Wargraph(_SaverBase):
-    """What wargraph adds to LangGraph's saver classes (mixed in before them)."""
+class Saver(_SaverBase):
+    """What wargraph adds to LangGraph's saver classes (mixed in before them): the type of the
+    saver `open_saver` and `open_async_saver` give (a `WargraphSqliteSaver` or a
+    `WargraphPostgresSaver`, both LangGraph checkpointers)."""
 
     wargraph: StoreInfo
     serde: _AuthenticatedSerde  # what `open_saver` gives every saver
@@ -534,8 +590,12 @@ class _Wargraph(_SaverBase):
         task_path: str = "",
     ) -> None:
         self._in_time(config)
-        with _writing(config), _binding("write", *_where(config), str(task_id)):
-            return super().put_writes(config, writes, task_id, task_path)
+        token = _RUN_WRITES.set(_run_writes(config, writes, task_id))
+        try:
+            with _writing(config), _binding("write", *_where(config), str(task_id)):
+                return super().put_writes(config, writes, task_id, task_path)
+        finally:
+            _RUN_WRITES.reset(token)
 
     # -- async: the same methods in a worker thread -------------------------------------------
     # One implementation of what a write and a read check (seal, bindings, one transaction,
@@ -590,6 +650,54 @@ class _Wargraph(_SaverBase):
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self._off_loop(lambda: self.delete_thread(thread_id))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self._off_loop(lambda: self.delete_for_runs(run_ids))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self._off_loop(lambda: self.prune(thread_ids, strategy=strategy))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self._off_loop(lambda: self.copy_thread(source_thread_id, target_thread_id))
+
+    # -- copying: a game of its own, under both games' leases (`wargraph.copying`) -----------
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a game to a new thread, a game of its own (sealed, bound and with its run for
+        the new thread), under the leases of both; the source is only read."""
+        from wargraph import copying
+
+        copying.copy_thread(self, source_thread_id, target_thread_id)
+
+    # -- deleting: under each game's lease, never cutting a game's history (`wargraph.pruning`)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete a game whole (its checkpoints, writes and blobs), under its lease."""
+        from wargraph import pruning
+
+        pruning.delete_threads(self, [thread_id])
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints these runs wrote, and their writes, under each game's lease;
+        refused (HistoryInUse) for a game that continued from them."""
+        from wargraph import pruning
+
+        pruning.delete_for_runs(self, run_ids)
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """`keep_latest`: each game's history, keeping its latest state whole, its scenario and
+        settings; `delete`: the games. Under each game's lease."""
+        from wargraph import pruning
+
+        pruning.prune(self, thread_ids, strategy)
+
+    def delete_whole(self, thread_id: str) -> None:
+        """LangGraph's own `delete_thread`, fenced by the lease this process holds on it."""
+        with _writing({"configurable": {"thread_id": thread_id}}):
+            super().delete_thread(thread_id)
+        self.wargraph.sql.run("DELETE FROM wargraph_run_writes WHERE thread_id = ?", (thread_id,))
+        if self.wargraph._has_legacy():  # a store from before run metadata was in checkpoints
+            self.wargraph.sql.run("DELETE FROM wargraph_runs WHERE thread_id = ?", (thread_id,))
 
     # -- reading: every checkpoint against its seal, every blob against its binding -----------
 
@@ -810,6 +918,44 @@ class StoreInfo:
         return bool(rows)
 
 
+def _run_writes(
+    config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str
+) -> RunWrites:
+    """The rows wargraph_run_writes gets for these writes of a run (none outside a run)."""
+    run = (config.get("metadata") or {}).get("run_id")
+    if not run:
+        return (), False
+    from langgraph.checkpoint.base import WRITES_IDX_MAP
+
+    thread, ns, checkpoint = _where(config)
+    rows = tuple(
+        (thread, ns, checkpoint, str(task_id), WRITES_IDX_MAP.get(channel, i), str(run))
+        for i, (channel, _) in enumerate(writes)
+    )
+    return rows, all(channel in WRITES_IDX_MAP for channel, _ in writes)
+
+
+def _note_run_writes(cur: Any, postgres: bool) -> None:
+    """Inside `put_writes`'s transaction: which run stores these writes."""
+    rows, replace = _RUN_WRITES.get()
+    if not rows:
+        return
+    keys = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx"
+    if postgres:
+        then = "UPDATE SET run_id = excluded.run_id" if replace else "NOTHING"
+        cur.executemany(
+            f"INSERT INTO wargraph_run_writes ({keys}, run_id) VALUES (%s, %s, %s, %s, %s, %s)"
+            f" ON CONFLICT ({keys}) DO {then}",
+            rows,
+        )
+    else:
+        verb = "REPLACE" if replace else "IGNORE"
+        cur.executemany(
+            f"INSERT OR {verb} INTO wargraph_run_writes ({keys}, run_id) VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+
 def _fence(
     db: Db,
     cur: sqlite3.Cursor | psycopg.Cursor[DictRow],
@@ -859,6 +1005,7 @@ class _FencedSqlite(_SqliteBase):
                     # an UPDATE opens the transaction with SQLite's write lock taken
                     "UPDATE wargraph_lease SET generation = generation WHERE thread_id = ?",
                 )
+                _note_run_writes(cur, postgres=False)
             yield cur
 
 
@@ -893,25 +1040,43 @@ class _OneTransaction(_PostgresBase):
                 "SELECT pg_advisory_xact_lock_shared(%s)",
                 by_key=True,
             )
+            _note_run_writes(cur, postgres=True)
             yield cur
 
 
-def _saver_classes() -> dict[str, type]:
+if TYPE_CHECKING:
+    # The two classes `_saver_classes` makes at run time (LangGraph's savers are imported on
+    # first use), as mypy sees them.
+    class WargraphSqliteSaver(Saver, _FencedSqlite):
+        pass
+
+    class WargraphPostgresSaver(Saver, _BoundBlobs, _OneTransaction):
+        pass
+
+
+def _saver_classes() -> dict[str, type[Saver]]:
     from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     return {
-        "sqlite": type("WargraphSqliteSaver", (_Wargraph, _FencedSqlite, SqliteSaver), {}),
+        "sqlite": type("WargraphSqliteSaver", (Saver, _FencedSqlite, SqliteSaver), {}),
         "postgres": type(
-            "WargraphPostgresSaver", (_Wargraph, _BoundBlobs, _OneTransaction, PostgresSaver), {}
+            "WargraphPostgresSaver", (Saver, _BoundBlobs, _OneTransaction, PostgresSaver), {}
         ),
     }
 
 
-_CLASSES: dict[str, type] = {}
+_CLASSES: dict[str, type[Saver]] = {}
 
 
-def saver_class(kind: str) -> type:
+@overload
+def saver_class(kind: Literal["sqlite"]) -> type[WargraphSqliteSaver]: ...
+@overload
+def saver_class(kind: Literal["postgres"]) -> type[WargraphPostgresSaver]: ...
+@overload
+def saver_class(kind: str) -> type[Saver]: ...
+def saver_class(kind: str) -> type[Saver]:
+    """The store's saver class for a backend ("sqlite" or "postgres")."""
     if not _CLASSES:
         _CLASSES.update(_saver_classes())
     return _CLASSES[kind]
@@ -1078,19 +1243,19 @@ def _info(db: Db, sql: Sql, key: bytes) -> StoreInfo:
 
 
 @contextlib.contextmanager
-def open_saver(db: Db, *, create: bool = True) -> Iterator[Any]:
+def open_saver(db: Db, *, create: bool = True) -> Iterator[Saver]:
     """The checkpointer `db` names (a SQLite path or a PostgreSQL URL), set up and ready.
 
     `create=False` refuses a SQLite file that does not exist yet (resume, replay, listing)."""
     if is_url(db):
         pool = _pool(str(db))
         sql, key, strict = _prepare_postgres(str(db), pool)
-        saver = saver_class("postgres")(
+        on_server = saver_class("postgres")(
             pool, serde=_AuthenticatedSerde(key, strict=strict, where=describe(db))
         )
-        saver.wargraph = _info(db, sql, key)
+        on_server.wargraph = _info(db, sql, key)
         try:
-            yield saver
+            yield on_server
         except _pg_error() as exc:
             raise StoreError(f"{describe(db)}: {_reason(exc)}") from None
         return
@@ -1098,13 +1263,13 @@ def open_saver(db: Db, *, create: bool = True) -> Iterator[Any]:
     info = None
     try:
         sql, key, strict = _prepare_sqlite(db, conn)
-        saver = saver_class("sqlite")(
+        in_file = saver_class("sqlite")(
             conn, serde=_AuthenticatedSerde(key, strict=strict, where=str(db))
         )
-        saver.setup()
-        saver.wargraph = info = _info(db, sql, key)
+        in_file.setup()
+        in_file.wargraph = info = _info(db, sql, key)
         try:
-            yield saver
+            yield in_file
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{db}: {_reason(exc)}") from None
     finally:
@@ -1149,11 +1314,11 @@ async def open_async_saver(
     *,
     create: bool = True,
     served: Callable[[str], dict[str, Any] | None] | None = None,
-) -> AsyncIterator[Any]:
+) -> AsyncIterator[Saver]:
     """The same store for async code (`ainvoke`, the server): the saver `open_saver` gives,
     whose async methods run its sync ones in a worker thread. `served` (the server's): a
     thread's run settings; a game started through this saver without a registered run gets
-    its run with its first step, with these settings (`_Wargraph._served_run`)."""
+    its run with its first step, with these settings (`Saver._served_run`)."""
     async with in_thread(open_saver(db, create=create)) as saver:
         saver.wargraph.served = served
         yield saver

@@ -19,7 +19,13 @@ from wargraph.deciders import (
     register_schema,
     schema_for,
 )
-from wargraph.nodes.schemas import Plan, choice_schema, messages_schema
+from wargraph.nodes.schemas import (
+    QUOTE_CHARS,
+    Plan,
+    choice_schema,
+    messages_schema,
+    record_quotes,
+)
 from wargraph.trace import read_trace
 
 
@@ -80,6 +86,24 @@ def test_choice_schema_maps_to_options_or_undetermined():
     assert parse_answer('{"choice": "undetermined"}', model).choice == "undetermined"
     with pytest.raises(ValueError):
         parse_answer('{"choice": "maybe"}', model)
+
+
+def test_the_evidence_of_a_choice_is_a_line_of_the_record():
+    # SmolLM2 wrote the question itself as its evidence ("the final status of Zafaristan")
+    record = (
+        "# Round 1\n> Azuristan mobilises.\n> " + "word " * 60 + "\nplain\n> Azuristan mobilises."
+    )
+    quotes = record_quotes(record)
+    assert quotes[0] == "Azuristan mobilises." and len(quotes) == 2  # each once
+    assert quotes[1].endswith(" ...") and len(quotes[1]) <= QUOTE_CHARS + 4  # cut at a word
+    model = choice_schema({"options": ["yes", "no"], "quotes": quotes})
+    enum = flat_json_schema(model)["properties"]["evidence"]["enum"]
+    assert enum == ["", *quotes]
+    answer = parse_answer('{"choice": "yes", "evidence": "Azuristan mobilises."}', model)
+    assert answer.evidence == "Azuristan mobilises."
+    assert parse_answer('{"choice": "yes"}', model).evidence == ""
+    with pytest.raises(ValueError):
+        parse_answer('{"choice": "yes", "evidence": "the final status of Zafaristan"}', model)
 
 
 def test_grammar_schema_is_flat_and_has_no_lengths():
@@ -183,3 +207,27 @@ def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
     assert "$defs" not in schema and schema == flat_json_schema.__wrapped__(a)
     to = schema["properties"]["messages"]["items"]["properties"]["to"]
     assert set(to["enum"]) == {"FRANCE", "GLOBAL"}
+
+
+def test_a_post_game_question_offers_the_records_lines_as_evidence(tmp_path):
+    from wargraph.context import GameContext
+    from wargraph.records import load_record
+    from wargraph.runner import play
+    from wargraph.trace import read_trace
+
+    scripted = GameContext(model="scripted")
+    play(
+        "azuristan_crimsonia",
+        overrides={"rounds": 1},
+        context=scripted,
+        db=None,
+        out_dir=tmp_path / "g",
+    )
+    record = load_record(tmp_path / "g" / "record.json")
+    asked = [c for c in read_trace(tmp_path / "g" / "trace.jsonl") if c.get("task") == "question"]
+    prompt = asked[0]["messages"][-1]["content"]
+    assert "line of the record that supports your answer" in prompt
+    answers = [e for e in record["events"] if e["kind"] == "answer" and e["data"].get("choice")]
+    assert answers and all(
+        e["data"]["evidence"] == "" or e["data"]["evidence"] in prompt for e in answers
+    )

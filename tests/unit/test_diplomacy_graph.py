@@ -27,6 +27,7 @@ from wargraph.trace import read_trace
 from wargraph.worlds import diplomacy as W
 from wargraph.worlds.diplomacy import geography as G
 from wargraph.worlds.diplomacy import schemas as S
+from wargraph.worlds.diplomacy.budget import CONTEXT_BUDGETS
 from wargraph.worlds.diplomacy.measures import game_score, relationship_series
 from wargraph.worlds.diplomacy.world import DIPLOMACY
 
@@ -224,6 +225,24 @@ def test_press_accepts_by_wargraphs_press_rules():
     assert why
 
 
+def test_silence_is_an_explicit_choice_named_for_what_it_does():
+    # "pass" read as "pass the message on": SmolLM2 chose it after writing a message, 7 of 14
+    messages = flat_json_schema(S.messages_schema({"recipients": ["GLOBAL"], "chars": 50}))
+    assert messages["properties"]["action"]["enum"] == ["send", "stay_silent"]
+    # the choice first (made after the messages, it went against them), then the messages
+    assert list(messages["properties"]) == messages["required"] == ["action", "messages"]
+    assert messages["properties"]["messages"]["minItems"] == 1  # sending is the normal answer
+    press = DIPLOMACY.press
+    written = [{"to": "GLOBAL", "text": "Peace."}]
+    assert press.said({"messages": written, "action": "send"}) == written
+    assert press.said({"messages": written}) == written  # a person may leave the choice out
+    assert press.said({"messages": written, "action": "stay_silent"}) == []
+    assert press.said({"messages": written, "action": "pass"}) == []  # as saved games wrote it
+    question = DIPLOMACY.press.question(_press_table("full"), "FRANCE", 1, ["GLOBAL", "ITALY"])
+    assert "stay_silent" in question.question and "pass" not in question.question
+    assert question.fallback == {"action": "stay_silent", "messages": []}
+
+
 def test_public_press_and_limits_in_the_graph(tmp_path):
     result = run(
         tmp_path,
@@ -292,7 +311,9 @@ def _diary_answer() -> dict:
     }
 
 
-def test_private_messages_reach_only_their_two_powers(tmp_path):
+def test_private_messages_reach_only_their_two_powers(tmp_path, monkeypatch):
+    # who reads the message, not how much of it fits: the section's budget cuts long talks
+    monkeypatch.setitem(CONTEXT_BUDGETS, "Your private talks this phase", 2000)
     trace = tmp_path / "trace.jsonl"
     sc = scenario("rounds=1", "diplomacy.negotiation_rounds=2")
     g = D.build(sc).compile(checkpointer=InMemorySaver())

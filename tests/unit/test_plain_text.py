@@ -177,3 +177,17 @@ def test_invalid_json_for_a_structured_schema_is_re_asked_then_falls_back(tmp_pa
     assert [e["event"] for e in trace] == ["call", "rejected", "call", "rejected", "fallback"]
     assert "not valid JSON" in trace[1]["reason"] and "did not match" in trace[3]["reason"]
     assert trace[-1]["cause"] == "unusable"
+
+
+def test_an_answer_that_is_only_its_given_first_words_is_asked_again(tmp_path):
+    # SmolLM2 stopped right after "In move 1," (the narration's given start): an empty narration
+    trace_path = tmp_path / "t.jsonl"
+    model = recording("In move 1,", "In move 1, the border stays closed.")
+    seat = {"model": "gguf:/models/any.gguf", "trace_path": str(trace_path), "retries": 0}
+    the_ask = ask(answer_start="In move 1,")
+    out = LLMDecider(seat, model=model).decide(the_ask, Plan)
+    assert out == {"value": {"plan": "In move 1, the border stays closed."}, "source": "model"}
+    trace = read_trace(trace_path)
+    assert [e["event"] for e in trace] == ["call", "rejected", "call"]
+    assert "stops after its first words" in trace[1]["reason"]
+    assert model.calls[0]["answer_start"] == "In move 1,"

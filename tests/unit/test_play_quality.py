@@ -129,6 +129,35 @@ def test_negotiation_activity_counts_rounds_where_every_power_spoke():
     assert none["empty_rounds"] == 1
 
 
+def test_a_silent_power_round_says_why():
+    def call(power: str, output: str, event: str = "call") -> dict:
+        ident = f"1.negotiate.{power}.1"
+        line = {"event": event, "task": "message", "round": 1, "role": power, "ask_id": ident}
+        return {**line, "output": output} if output else line
+
+    trace = [
+        call("FRANCE", '{"action": "send", "messages": [{"to": "GLOBAL", "text": "hi"}]}'),
+        call("ENGLAND", '{"action": "stay_silent", "messages": [{"to": "GLOBAL", "text": "x"}]}'),
+        call("ITALY", "{not json"),
+        call("ITALY", "", event="fallback"),
+        call("RUSSIA", '{"action": "send", "messages": [{"to": "RUSSIA", "text": "me"}]}'),
+    ]
+    refused = {
+        "round": 1,
+        "kind": "verdict",
+        "author": "secretary",
+        "text": "not delivered",
+        "audience": ["RUSSIA"],
+        "data": {"refused_message": {"to": "RUSSIA"}, "reason": "a power cannot message itself"},
+    }
+    talks = Q.negotiation(trace, diplomacy_record([msg("FRANCE", ["*"])], [refused], {}))
+    assert talks["silent"] == [
+        "ENGLAND in round 1, exchange 1: it chose stay_silent",
+        "ITALY in round 1, exchange 1: its answer fell back (no usable answer)",
+        "RUSSIA in round 1, exchange 1: its messages were refused: a power cannot message itself",
+    ]
+
+
 def test_hold_only_orders_and_silent_diaries_claiming_talks():
     orders = {"FRANCE": ["A PAR H", "F BRE H"], "ITALY": ["A VEN - TRI", "F NAP H"]}
     assert Q.hold_only(diplomacy_record([], [], orders)) == (1, 2)
@@ -224,3 +253,12 @@ def test_an_invented_name_with_a_demonym_ending_is_misspelled_and_real_words_are
     assert found == ["Azurlandian", "Azura", "Azurlander"]
     powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
     assert Q.misspelled_names("The English and French fleets.", powers, []) == []
+
+
+def test_common_words_near_a_name_are_no_misspelling_and_a_longer_name_is():
+    # SmolLM2's Diplomacy messages: "LAND", "FANCY", "FINLAND" are words; "ENGELAND" is not
+    powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    found = Q.misspelled_names("LAND and FANCY to FINLAND; ENGELAND waits.", powers, [])
+    assert found == ["ENGELAND"]
+    crisis = Q.misspelled_names("Azuristania and Azuristanis", ["Azuristan", "Crimsonia"], [])
+    assert crisis == ["Azuristania"]  # another name; "Azuristanis" is the name's plural

@@ -35,6 +35,8 @@ NAMES = {"sides": SIDES, "entities": ENTITIES}
         "Azurlander",
         "Azurlanders",
         "Azura",  # a rare name of the language, and Azuristan cut short
+        "Azuristania",  # built on the name but another name (not a demonym or a plural)
+        "AZURISTANIA",
     ],
 )
 def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
@@ -56,7 +58,6 @@ def test_misspellings_seen_on_the_embedded_model_are_taken_for_the_side(word):
         "Azuristan",  # the name itself
         "Azur",  # too short to judge
         "Azuristanis",  # a form of the name, with an ending
-        "Crimsonland",  # built on the name's stem
     ],
 )
 def test_words_that_only_look_like_a_side_stay_as_written(word):
@@ -78,6 +79,7 @@ def test_real_words_near_the_powers_stay_as_written(word):
 def test_misspelt_powers_seen_on_the_embedded_model_are_corrected_in_their_case():
     powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
     assert meant_name("RUSIASES", powers) == "Russia" and meant_name("AUTREA", powers) == "Austria"
+    assert meant_name("ENGELAND", powers) == "England"  # a rare word (Dutch), very near
     text = "RUSIASES and AUTREA hold; Germnay waits."
     assert correct_names(text, powers) == (
         "RUSSIA and AUSTRIA hold; Germany waits.",
@@ -87,6 +89,22 @@ def test_misspelt_powers_seen_on_the_embedded_model_are_corrected_in_their_case(
             {"written": "Germnay", "name": "Germany"},
         ],
     )
+
+
+def test_a_name_built_on_a_sides_stem_is_that_side():
+    assert meant_name("Crimsonland", SIDES, ENTITIES) == "Crimsonia"
+    for form in ("Crimsonian", "Crimsonians", "Azuristani", "Azuristanis", "Azuristanian"):
+        assert meant_name(form, SIDES, ENTITIES) is None
+
+
+def test_an_invented_name_in_lower_case_is_written_as_the_scenario_spells_it():
+    # SmolLM2: "bring Zafaristan into crimsonia's nuclear conflict"
+    assert correct_names("into crimsonia's conflict, as crimsonia said", SIDES, ENTITIES) == (
+        "into Crimsonia's conflict, as Crimsonia said",
+        [{"written": "crimsonia", "name": "Crimsonia"}],
+    )
+    powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    assert correct_names("roast turkey in france", powers) == ("roast turkey in france", [])
 
 
 def test_a_word_near_two_names_is_left_alone():

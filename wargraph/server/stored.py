@@ -7,12 +7,16 @@ comes from WARGRAPH_SERVE_DB. Its checkpoints are sealed and bound like the CLI'
 client starts gets its run (scenario and settings) with its first step, so `wargraph games`,
 `view --thread` and `resume` find it.
 
-One writer per game, as for the CLI: each run of a game holds the game's lease while it runs
-(`run_lease`, command `serve`), and its writes are fenced by the lease's generation. A CLI
-`resume` of a game while a run of it is in flight is refused ("in use by `serve`"), and a run
-while a CLI command holds the game fails with the same words naming that command. Between runs
-(a game waiting for people) nobody holds it: either side may continue the game, from its latest
-checkpoint, so neither overwrites what the other wrote.
+One writer per game, as for the CLI: each run of a game, and each state edit through the
+LangGraph API outside a run (`threads.update_state`), holds the game's lease while it writes
+(`run_lease`, command `serve`), and a run's writes are fenced by the lease's generation. A CLI
+`resume` of a game while a run or an edit of it is in flight is refused ("in use by `serve`"),
+and a run or an edit while a CLI command holds the game fails with the same words naming that
+command (an edit answers 409). Between runs (a game waiting for people) nobody holds it: either
+side may continue the game, from its latest checkpoint, so neither overwrites what the other
+wrote. The store's deletions (a thread, a run's checkpoints, a prune) take each game's lease
+themselves (`wargraph.pruning`), and so does a copy of a thread (`wargraph.copying`: the
+source's while it is read, the copy's while it is written).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langgraph_sdk.runtime import ServerRuntime
+
+    from wargraph.store import Saver
 
 DB_ENV = "WARGRAPH_SERVE_DB"
 PATH = "wargraph.server.stored.saver"  # langgraph-api imports `module.attr` (a dot, not a colon)
@@ -41,7 +47,7 @@ def store() -> str | None:
 
 
 @contextlib.asynccontextmanager
-async def saver() -> AsyncIterator[Any]:
+async def saver() -> AsyncIterator[Saver]:
     """The checkpointer of the server's games (langgraph-api enters it at startup)."""
     from wargraph.store import open_async_saver
 
@@ -52,23 +58,33 @@ async def saver() -> AsyncIterator[Any]:
         yield found
 
 
+# Why langgraph-api enters a graph factory (`ServerRuntime.access_context`) when the graph then
+# writes the game's checkpoints: a run, and a state edit outside a run (`threads.update_state`,
+# `bulk_update_state`). Reads ("threads.read", "assistants.read") take no lease.
+WRITING = frozenset({"threads.create_run", "threads.update"})
+
+
 @contextlib.asynccontextmanager
 async def run_lease(
     config: RunnableConfig | None, runtime: ServerRuntime | None
 ) -> AsyncIterator[None]:
-    """For a run (langgraph-api enters a graph factory's context for each run and leaves it
-    when the run ends; reads take none): the game's lease, and the run's settings noted for
-    the game's run metadata."""
+    """For a use of a game's graph that writes it (langgraph-api enters a graph factory's
+    context for each run and each state edit, and leaves it when that ends): the game's lease,
+    and for a run its settings, noted for the game's run metadata. Reads take none."""
     from wargraph.lease import lease
     from wargraph.store import in_thread
 
     execution = getattr(runtime, "execution_runtime", None)
+    writes = execution is not None or getattr(runtime, "access_context", None) in WRITING
     db, thread = store(), ((config or {}).get("configurable") or {}).get("thread_id")
-    if db is None or not thread or execution is None:
+    if db is None or not thread or not writes:
         yield
         return
     thread = str(thread)
     async with in_thread(lease(db, thread, command=ORIGIN)):
+        if execution is None:  # a state edit: the game's run metadata is already stored
+            yield
+            return
         _settings[thread] = _plain(execution.context)
         try:
             yield

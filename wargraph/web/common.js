@@ -154,7 +154,10 @@ const WG = (() => {
       if (type === "enum") {
         input = el("select", { id, name });
         input.append(el("option", { value: "", text: "— choose —" }));
-        for (const option of spec.enum) input.append(el("option", { value: option, text: option }));
+        for (const option of spec.enum) {
+          // "" (none, e.g. no evidence) is what "— choose —" already stands for
+          if (option !== "") input.append(el("option", { value: option, text: option }));
+        }
         if (initial !== undefined) input.value = initial;
         readers.push(() => [name, input.value || undefined]);
       } else if (type === "boolean") {

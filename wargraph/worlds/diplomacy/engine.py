@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import random
 import re
 import threading
 from collections import OrderedDict
@@ -14,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+import diplomacy.engine.game as engine_game
 from diplomacy import Game
 from diplomacy.utils.export import from_saved_game_format, to_saved_game_format
 
@@ -47,10 +49,34 @@ WAIVE = "WAIVE"
 # ---------------------------------------------------------------------------------------------
 
 
+_TABLES_LOCK = threading.Lock()
+
+
+def hash_tables(map_name: str) -> None:
+    """Make the engine's position-hash (Zobrist) tables of a map, once per process, the same in
+    every process. The engine makes them with the first Game of a map by seeding Python's shared
+    `random` and drawing from it; a thread drawing from it meanwhile (twenty served games at
+    once) changed the tables, and with them every saved position's `zobrist_hash`, so a game
+    played on a server differed from the same game played alone. They are drawn from a private
+    generator instead."""
+    if map_name in Game.zobrist_tables:
+        return
+    with _TABLES_LOCK:
+        if map_name in Game.zobrist_tables:
+            return
+        shared = engine_game.random
+        engine_game.random = random.Random()  # seed, randint, getstate, setstate: as the module
+        try:
+            Game(map_name=map_name)
+        finally:
+            engine_game.random = shared
+
+
 @lru_cache(maxsize=8)
 def _template(map_name: str, rules: tuple[str, ...]) -> dict[str, Any]:
     # Building a Game costs ~100 ms the first time (map and rule files); the opening position
     # never changes, so build it once and hand out deep copies with fresh ids.
+    hash_tables(map_name)
     game = Game(map_name=map_name, rules=list(rules))
     return to_saved_game_format(game)
 
@@ -79,6 +105,7 @@ def load(saved: Mapping[str, Any]) -> Game:
     """A fresh engine ``Game`` from a saved-game dict (the dict is not modified)."""
     # from_saved_game_format reads but does not keep references we could corrupt; still, a copy
     # of the phase list guards the caller's state against engine-side mutation.
+    hash_tables(str(saved.get("map", "standard")))
     return from_saved_game_format(
         {
             "id": saved.get("id"),

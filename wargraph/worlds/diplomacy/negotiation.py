@@ -14,6 +14,7 @@ from wargraph.worlds.diplomacy.press import add_messages, check_message
 from wargraph.worlds.diplomacy.scenario import scenario_of
 from wargraph.worlds.diplomacy.view import NOTE_SLOT
 from wargraph.worlds.parts import Press
+from wargraph.worlds.parts.press import STAY_SILENT
 from wargraph.worlds.question import Question
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class Negotiation(Press):
                 "limit": cfg.max_messages,
                 "chars": cfg.message_chars,
             },
-            fallback={"action": "pass", "messages": []},
+            fallback={"action": STAY_SILENT, "messages": []},
             scripted={"action": "send"},  # scripted games talk as before (benchmarks compare)
             memory_slot=NOTE_SLOT,
             notes=False,

@@ -13,9 +13,10 @@ from wargraph.choices import one_of
 from wargraph.deciders import register_schema
 from wargraph.worlds.diplomacy.engine import GLOBAL
 from wargraph.worlds.diplomacy.scenario import DiplomacyConfig
+from wargraph.worlds.parts.press import STAY_SILENT
 
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
-ACTIONS = ("send", "pass")
+ACTIONS = ("send", STAY_SILENT)
 
 # The kernel leaves string lengths out of the grammar (llama.cpp's grammar parser fails on long
 # bounded repeats), so a small model rambles until max_tokens and its JSON is cut off. Short texts
@@ -61,10 +62,12 @@ def orders_text_schema(args: dict[str, Any]) -> type[BaseModel]:
 
 
 def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Sending is the normal answer: at least one message (to a power by name or GLOBAL), then
-    `action`, send first. Passing is an explicit choice (`action: pass`; the messages are not
-    sent): a schema whose shortest answer is an empty list is what a grammar-bound small model
-    picks."""
+    """Sending is the normal answer: `action` first, send first, then at least one message (to
+    a power by name or GLOBAL). Silence is an explicit choice (`action: stay_silent`; the
+    messages are not sent): a schema whose shortest answer is an empty list is what a
+    grammar-bound small model picks, a choice named "pass" it took for sending, and a choice
+    after the messages it made against them (re-asked SmolLM2 prompts: "pass" after the
+    messages 14 of 27, "stay_silent" after them 1 of 27, "stay_silent" first 0 of 18)."""
     recipients = tuple(args.get("recipients") or (GLOBAL,))
     message = create_model(
         "Message",
@@ -76,14 +79,14 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
     def grammar_only(schema: dict[str, Any]) -> None:
         # the grammar asks for the choice and one message at least; a person (or a backend
         # without grammars) may leave `action` out (send) and give no message
-        schema["required"] = ["messages", "action"]
+        schema["required"] = ["action", "messages"]
         schema["properties"]["messages"]["minItems"] = 1
 
     return create_model(
         "Messages",
         __config__=ConfigDict(json_schema_extra=grammar_only),
-        messages=(list[message], Field(default_factory=list, max_length=limit)),
         action=(one_of(ACTIONS), "send"),
+        messages=(list[message], Field(default_factory=list, max_length=limit)),
     )
 
 
