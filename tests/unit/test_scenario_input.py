@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging.version import Version
 from typer.testing import CliRunner
 
 from wargraph import scenario as scenario_module
@@ -93,6 +94,11 @@ def test_an_alias_bomb_is_refused_before_it_is_stored(tmp_path):
     assert "expands to more than" in str(exc) and str(path) in str(exc)
 
 
+def merges_each_key_once() -> bool:
+    """PyYAML >= 6.0.4 keeps one entry per merged key (earlier versions copied every entry)."""
+    return Version(yaml.__version__) >= Version("6.0.4")
+
+
 def test_merge_keys_are_bounded_and_still_work(tmp_path):
     chain = ["title: t", "setting: s", "players:", "  a: {persona: calm}"]
     chain += ["questions:", "  - &m0 {text: q}"]
@@ -100,7 +106,14 @@ def test_merge_keys_are_bounded_and_still_work(tmp_path):
     bomb = tmp_path / "merge.yaml"
     bomb.write_text("\n".join(chain) + "\n")
     exc = load_within(str(bomb))
-    assert isinstance(exc, ScenarioError) and "expands to more than" in str(exc), exc
+    if merges_each_key_once():
+        # PyYAML 6.0.4 merges a key once, however often it is reached: the chain stays small
+        assert exc is None, exc
+        questions = load_scenario(str(bomb)).questions
+        assert [q.text for q in questions] == ["q"] * 40
+    else:
+        # older PyYAML repeats merged entries (2**40 here): wargraph's own count refuses it
+        assert isinstance(exc, ScenarioError) and "expands to more than" in str(exc), exc
     ok = tmp_path / "ok.yaml"
     ok.write_text(
         "title: t\nsetting: s\nplayers:\n  a: &base {persona: calm, goals: [peace]}\n"
