@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -162,3 +163,23 @@ def test_games_lists_a_title_with_markup_as_text(tmp_path):
     assert listed.returncode == 0, listed.stderr
     assert "The [/] crisis [bold]" in listed.stdout
     assert "\x1b" not in listed.stdout and "Traceback" not in listed.stderr
+
+
+def test_a_person_writes_diplomacy_messages_from_the_example_shown(tmp_path):
+    """The messages question names each field (a list of {to, text}) and shows a well-formed
+    answer; that answer, with the person's words, is sent (and no longer has to be guessed)."""
+    common = ["--db", str(tmp_path / "g.sqlite"), "--thread", "d1"]
+    setup = ["--set", "diplomacy.max_year=1901", "--set", "diplomacy.negotiation_rounds=1"]
+    args = ["diplomacy", "--model", "scripted", "--human", "FRANCE", *setup, "--set"]
+    stopped = wargraph("play", *args, "diplomacy.maps=none", *common, cwd=tmp_path)
+    assert stopped.returncode == 3, stopped.stdout + stopped.stderr
+    assert "messages: a list of up to 2 {to: one of GLOBAL, AUSTRIA," in stopped.stdout
+    shown = next(line for line in stopped.stdout.splitlines() if line.startswith("For example: "))
+    answer = json.loads(shown.removeprefix("For example: "))
+    assert answer == {"action": "send", "messages": [{"to": "GLOBAL", "text": "..."}]}
+    answer["messages"][0]["text"] = CANARY
+    resumed = wargraph("resume", *common, cwd=tmp_path, stdin=json.dumps(answer) + "\n")
+    assert resumed.returncode == 3, resumed.stdout + resumed.stderr  # waits for the diary next
+    assert "Your last answer was not accepted" not in resumed.stdout
+    # the diary question's view shows the message as sent to every power
+    assert "FRANCE to everyone:" in resumed.stdout and f"> {CANARY}" in resumed.stdout

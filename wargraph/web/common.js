@@ -139,8 +139,132 @@ const WG = (() => {
     return "json";
   }
 
-  // A form for a flat JSON schema: enums as selects, text as text areas, numbers, checkboxes;
-  // anything else as JSON. `read()` returns the answer object or throws with a message.
+  // One input for a scalar spec (enum, boolean, number, text); null for anything else.
+  // `read()` gives the value, or undefined when the person left it empty.
+  function scalarInput(id, name, spec, initial, type, rows) {
+    let input;
+    let read;
+    if (type === "enum") {
+      input = el("select", { id, name });
+      input.append(el("option", { value: "", text: "— choose —" }));
+      for (const option of spec.enum) {
+        // "" (none, e.g. no evidence) is what "— choose —" already stands for
+        if (option !== "") input.append(el("option", { value: option, text: option }));
+      }
+      if (initial !== undefined && initial !== null) input.value = initial;
+      read = () => input.value || undefined;
+    } else if (type === "boolean") {
+      input = el("input", { id, name, type: "checkbox" });
+      input.checked = initial === undefined ? false : Boolean(initial);
+      read = () => input.checked;
+    } else if (type === "integer" || type === "number") {
+      input = el("input", {
+        id, name, type: "number",
+        min: spec.minimum, max: spec.maximum, step: type === "integer" ? 1 : "any",
+      });
+      if (initial !== undefined && initial !== null) input.value = initial;
+      read = () => (input.value === "" ? undefined : Number(input.value));
+    } else if (type === "string") {
+      input = el("textarea", { id, name, rows, maxlength: spec.maxLength });
+      if (initial !== undefined && initial !== null) input.value = initial;
+      read = () => (input.value.trim() === "" ? undefined : input.value);
+    } else {
+      return null;
+    }
+    return { input, read };
+  }
+
+  const SCALARS = new Set(["enum", "boolean", "integer", "number", "string"]);
+
+  function unwrap(spec) {
+    const options = spec.anyOf || spec.oneOf;
+    const real = options ? options.filter((o) => o.type !== "null") : [];
+    return real.length === 1 ? unwrap(real[0]) : spec;
+  }
+
+  // The item of an array a person can fill in row by row: a flat object of scalars, or a scalar.
+  function rowItem(spec) {
+    const list = unwrap(spec);
+    const items = list.type === "array" && list.items ? unwrap(list.items) : null;
+    if (!items) return null;
+    if (items.properties) {
+      const flat = Object.values(items.properties).every((p) => SCALARS.has(plainType(p)));
+      return flat ? { kind: "object", items } : null;
+    }
+    return SCALARS.has(plainType(items)) ? { kind: "scalar", items } : null;
+  }
+
+  // An array as numbered rows (up to maxItems; "Add" shows one more). A row left empty is not
+  // sent; a row half filled is an error naming the row and the field.
+  function listInput(id, name, spec, initial, item) {
+    const list = unwrap(spec);
+    const most = Number.isInteger(list.maxItems) ? list.maxItems : 10;
+    const box = el("div", { class: "rows", id });
+    const rows = [];
+    const given = Array.isArray(initial) ? initial : [];
+    const one = fieldLabel(name).replace(/s$/, ""); // "Messages" -> "Message 1", "Message 2"
+    function addRow(value) {
+      const n = rows.length + 1;
+      const rowId = id + "-" + n;
+      const row = el("fieldset", { class: "list-row", "data-row": n });
+      row.append(el("legend", { text: one + " " + n }));
+      const parts = [];
+      if (item.kind === "object") {
+        const wanted = new Set(item.items.required || []);
+        const line = el("div", { class: "row" });
+        for (const [sub, subSpec] of Object.entries(item.items.properties)) {
+          const type = plainType(subSpec);
+          const made = scalarInput(rowId + "-" + sub, name + "." + n + "." + sub, subSpec,
+            value ? value[sub] : subSpec.default, type, 3);
+          line.append(el("div", { class: "field field-" + type + (type === "string" ? "" : " narrow") },
+            el("label", { for: rowId + "-" + sub, text: fieldLabel(sub) }), made.input));
+          parts.push([sub, made.read, wanted.has(sub), type]);
+        }
+        row.append(line);
+      } else {
+        const type = plainType(item.items);
+        const made = scalarInput(rowId, name + "." + n, item.items, value, type, 2);
+        row.append(made.input);
+        parts.push([null, made.read, true, type]);
+      }
+      rows.push(parts);
+      box.insertBefore(row, more);
+      more.hidden = rows.length >= most;
+    }
+    const more = el("button", {
+      type: "button", class: "small secondary", text: "Add another", onclick: () => addRow(undefined),
+    });
+    box.append(more);
+    const start = Math.min(most, Math.max(1, given.length, list.minItems || 0));
+    for (let i = 0; i < start; i++) addRow(given[i]);
+    function read() {
+      const values = [];
+      rows.forEach((parts, i) => {
+        const got = parts.map(([sub, reader, wanted, type]) => [sub, reader(), wanted, type]);
+        // a checkbox always reads a value: a row counts as empty when nothing else is filled
+        const filled = got.filter(([, v, , type]) => v !== undefined && type !== "boolean");
+        if (filled.length === 0) return;
+        if (parts[0][0] === null) {
+          values.push(got[0][1]);
+          return;
+        }
+        const answer = {};
+        for (const [sub, v, wanted] of got) {
+          if (v !== undefined) answer[sub] = v;
+          else if (wanted) {
+            throw new Error(one + " " + (i + 1) + ": " + fieldLabel(sub).toLowerCase() + " is required");
+          }
+        }
+        values.push(answer);
+      });
+      return values.length ? values : undefined;
+    }
+    return { input: box, read };
+  }
+
+  // A form for a JSON schema: enums as selects, text as text areas, numbers, checkboxes, lists
+  // of those (or of flat objects of those) as rows; anything else as JSON. `read()` returns the
+  // answer object or throws with a message.
   function buildForm(schema, prefill) {
     const props = (schema && schema.properties) || {};
     const required = new Set((schema && schema.required) || []);
@@ -148,60 +272,46 @@ const WG = (() => {
     const fields = [];
     for (const [name, spec] of Object.entries(props)) {
       const id = "field-" + name;
-      const type = plainType(spec);
+      let type = plainType(spec);
       const initial = prefill && name in prefill ? prefill[name] : spec.default;
-      let input;
-      if (type === "enum") {
-        input = el("select", { id, name });
-        input.append(el("option", { value: "", text: "— choose —" }));
-        for (const option of spec.enum) {
-          // "" (none, e.g. no evidence) is what "— choose —" already stands for
-          if (option !== "") input.append(el("option", { value: option, text: option }));
-        }
-        if (initial !== undefined) input.value = initial;
-        readers.push(() => [name, input.value || undefined]);
-      } else if (type === "boolean") {
-        input = el("input", { id, name, type: "checkbox" });
-        input.checked = initial === undefined ? false : Boolean(initial);
-        readers.push(() => [name, input.checked]);
-      } else if (type === "integer" || type === "number") {
-        input = el("input", {
-          id, name, type: "number",
-          min: spec.minimum, max: spec.maximum, step: type === "integer" ? 1 : "any",
-        });
-        if (initial !== undefined) input.value = initial;
-        readers.push(() => [name, input.value === "" ? undefined : Number(input.value)]);
-      } else if (type === "string") {
-        input = el("textarea", { id, name, rows: 6, maxlength: spec.maxLength });
-        if (initial !== undefined && initial !== null) input.value = initial;
-        readers.push(() => [name, input.value.trim() === "" ? undefined : input.value]);
-      } else {
-        input = el("textarea", { id, name, rows: 6, class: "json", placeholder: "JSON" });
-        if (initial !== undefined) input.value = JSON.stringify(initial, null, 2);
-        readers.push(() => {
-          if (input.value.trim() === "") return [name, undefined];
-          try {
-            return [name, JSON.parse(input.value)];
-          } catch (err) {
-            throw new Error(fieldLabel(name) + ": not valid JSON (" + err.message + ")");
-          }
-        });
+      let made = scalarInput(id, name, spec, initial, type, 6);
+      const item = made ? null : rowItem(spec);
+      if (item) {
+        made = listInput(id, name, spec, initial, item);
+        type = "list";
       }
+      if (!made) {
+        const input = el("textarea", { id, name, rows: 6, class: "json", placeholder: "JSON" });
+        if (initial !== undefined) input.value = JSON.stringify(initial, null, 2);
+        made = {
+          input,
+          read: () => {
+            if (input.value.trim() === "") return undefined;
+            try {
+              return JSON.parse(input.value);
+            } catch (err) {
+              throw new Error(fieldLabel(name) + ": not valid JSON (" + err.message + ")");
+            }
+          },
+        };
+      }
+      readers.push([name, made.read]);
       const hint = spec.description ? el("div", { class: "hint", text: spec.description }) : null;
+      const label = fieldLabel(name) + (required.has(name) ? "" : " (optional)");
       fields.push(
         el(
           "div",
           { class: "field field-" + type },
-          el("label", { for: id, text: fieldLabel(name) + (required.has(name) ? "" : " (optional)") }),
+          type === "list" ? el("div", { class: "label", text: label }) : el("label", { for: id, text: label }),
           hint,
-          input
+          made.input
         )
       );
     }
     function read() {
       const answer = {};
-      for (const reader of readers) {
-        const [name, value] = reader();
+      for (const [name, reader] of readers) {
+        const value = reader();
         if (value !== undefined) answer[name] = value;
         else if (required.has(name)) throw new Error(fieldLabel(name) + " is required");
       }

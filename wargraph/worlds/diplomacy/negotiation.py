@@ -63,6 +63,7 @@ class Negotiation(Press):
                 "recipients": recipients,
                 "limit": cfg.max_messages,
                 "chars": cfg.message_chars,
+                **({"people": True} if table.seat(speaker).get("kind") == "human" else {}),
             },
             fallback={"action": STAY_SILENT, "messages": []},
             scripted={"action": "send"},  # scripted games talk as before (benchmarks compare)

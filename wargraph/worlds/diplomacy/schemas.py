@@ -24,6 +24,10 @@ ACTIONS = ("send", STAY_SILENT)
 # in time and stays valid JSON. Parsing still cuts to maxLength (for people and other backends).
 GRAMMAR_TEXT_LIMIT = 300
 
+# what a person's message form says beside its fields
+PEOPLE_ACTION = "send (the default) sends your messages; stay_silent sends nothing this round."
+PEOPLE_MESSAGES = "To GLOBAL every power reads it; to a power only that power does."
+
 
 def bounded_text(max_chars: int, *, min_chars: int = 1) -> tuple[type, Any]:
     """A text field of at most `max_chars`, bounded in the grammar too when it is short."""
@@ -82,6 +86,15 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
         schema["required"] = ["action", "messages"]
         schema["properties"]["messages"]["minItems"] = 1
 
+    if args.get("people"):  # a person's form: nothing forced, each field says what it does
+        return create_model(
+            "Messages",
+            action=(one_of(ACTIONS), Field("send", description=PEOPLE_ACTION)),
+            messages=(
+                list[message],
+                Field(default_factory=list, max_length=limit, description=PEOPLE_MESSAGES),
+            ),
+        )
     return create_model(
         "Messages",
         __config__=ConfigDict(json_schema_extra=grammar_only),
