@@ -126,3 +126,44 @@ def test_pages_without_a_valid_token_show_no_game(server, browser):
     page.goto(f"{server.url}/facilitator#token=f.0000")
     expect(page.locator("#connection")).to_contain_text("invalid token", timeout=WAIT_MS)
     context.close()
+
+
+def test_a_person_plays_france_and_writes_messages_in_rows(server, browser, tmp_path):
+    """Diplomacy served with FRANCE for a person (the six other powers scripted): the messages
+    question is a form of rows, what the person writes reaches the seat's record as FRANCE's
+    press, and the second round of talks follows."""
+    from playwright.sync_api import expect
+
+    fpage = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    fpage.goto(f"{server.url}/facilitator#token={server.facilitator_token}")
+    expect(fpage.locator("#scenario")).to_have_value("azuristan_crimsonia", timeout=WAIT_MS)
+    fpage.select_option("#scenario", "diplomacy")
+    fpage.check("#seat-FRANCE")
+    fpage.fill("#model", "scripted")
+    fpage.click("#start")
+    link = fpage.locator("tr[data-seat='FRANCE'] input.link")
+    expect(link).to_be_visible(timeout=WAIT_MS)
+
+    page = browser.new_context(viewport={"width": 1200, "height": 1000}).new_page()
+    page.goto(link.input_value())
+    expect(page.locator("#status")).to_have_text("your turn", timeout=WAIT_MS)
+    expect(page.locator("#question")).to_contain_text("negotiation round 1 of 2")
+    assert page.locator("#question textarea.json").count() == 0, "messages as a JSON box"
+    page.select_option("#field-messages-1-to", "ENGLAND")
+    page.fill("#field-messages-1-text", "CANARY-FR-1: the Channel stays empty; agreed?")
+    page.click("text=Add another")
+    page.fill("#field-messages-2-text", "Everyone: France wants Iberia, nothing more.")
+    page.click("#submit")
+    expect(page.locator("#form-error")).to_have_text("Message 2: to is required")
+    page.select_option("#field-messages-2-to", "GLOBAL")
+    _shot(page, tmp_path, "france-messages")
+    page.click("#submit")
+    events = page.locator("#events")
+    expect(events).to_contain_text("CANARY-FR-1: the Channel stays empty", timeout=WAIT_MS)
+    expect(events).to_contain_text("France wants Iberia, nothing more.")
+    # the next question is the second round of talks, its form fresh
+    expect(page.locator("#question")).to_contain_text("negotiation round 2", timeout=WAIT_MS)
+    expect(page.locator("#field-messages-1-text")).to_have_value("")
+    _shot(page, tmp_path, "france-next-question")
+    page.context.close()
+    fpage.context.close()
