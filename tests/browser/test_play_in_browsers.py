@@ -148,6 +148,8 @@ def test_a_person_plays_france_and_writes_messages_in_rows(server, browser, tmp_
     page.goto(link.input_value())
     expect(page.locator("#status")).to_have_text("your turn", timeout=WAIT_MS)
     expect(page.locator("#question")).to_contain_text("negotiation round 1 of 2")
+    expect(page.locator("#round")).to_have_text("S1901M")  # not "Round 1 of 200"
+    expect(fpage.locator("#game-info")).to_contain_text("diplomacy · S1901M")
     assert page.locator("#question textarea.json").count() == 0, "messages as a JSON box"
     page.select_option("#field-messages-1-to", "ENGLAND")
     page.fill("#field-messages-1-text", "CANARY-FR-1: the Channel stays empty; agreed?")

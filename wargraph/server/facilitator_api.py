@@ -30,6 +30,7 @@ from wargraph.server.api import (
 )
 from wargraph.server.games import (
     client,
+    moment_of,
     people,
     public_event,
     question,
@@ -325,6 +326,7 @@ async def game_detail(request: Request) -> Response:
     game = await read_game(thread_id)
     values = game["values"]
     sc = await asyncio.to_thread(scenario_of, values)
+    moment = await asyncio.to_thread(moment_of, sc, values)
     wg = wargraph_meta(game["thread"])
     context = wg.get("context")
     if context is None:
@@ -347,6 +349,7 @@ async def game_detail(request: Request) -> Response:
             "round": values.get("round", 0),
             "rounds": sc.rounds if sc is not None else None,
             "phase": values.get("phase", ""),
+            "moment": moment,
             "done": bool(values.get("done")),
             "error": values.get("error", ""),
             "seats": seats,

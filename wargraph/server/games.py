@@ -92,6 +92,20 @@ def scenario_of(values: dict[str, Any]) -> Scenario | None:
         return None
 
 
+def moment_of(sc: Scenario | None, values: dict[str, Any]) -> str:
+    """Where the game stands in its family's own terms (Diplomacy: the engine phase, S1901M),
+    from the family's `checkpoint_label`; "" for families that count rounds. Sync."""
+    from wargraph.families import FamilyError, attribute
+
+    if sc is None:
+        return ""
+    try:
+        label = attribute(sc.family, "checkpoint_label")
+        return str(label(values) or "") if label else ""
+    except (FamilyError, KeyError, TypeError, ValueError):
+        return ""  # a state the hook cannot read: the round is still shown
+
+
 def status_of(game: dict[str, Any]) -> str:
     values, thread = game["values"], game["thread"]
     if values.get("error") or thread.get("status") == "error":

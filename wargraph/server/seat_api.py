@@ -16,6 +16,7 @@ from wargraph.server.api import ApiError, body_of, holder_of, json_response, rou
 from wargraph.server.games import (
     client,
     lock,
+    moment_of,
     public_event,
     question,
     read_game,
@@ -62,6 +63,7 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
     game = await read_game(thread_id)
     values = game["values"]
     sc = await asyncio.to_thread(scenario_of, values)
+    moment = await asyncio.to_thread(moment_of, sc, values)
     if sc is not None and seat not in sc.roles:
         raise ApiError(404, f"this game has no seat {seat!r} (seats: {', '.join(sc.roles)})")
     groups = sc.groups_of(seat) if sc is not None else {seat}
@@ -82,6 +84,7 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
         "round": values.get("round", 0),
         "rounds": sc.rounds if sc is not None else None,
         "phase": values.get("phase", ""),
+        "moment": moment,
         "status": status,
         "message": MESSAGES[status],
         "waiting_for_others": bool(others) or status == "running",

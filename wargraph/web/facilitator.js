@@ -129,7 +129,8 @@
     $("game-heading").textContent = g.title || "Game";
     const rounds = g.rounds ? " of " + g.rounds : "";
     const waiting = g.waiting_for.length ? " · waiting for " + g.waiting_for.join(", ") : "";
-    $("game-info").textContent = g.family + " · round " + g.round + rounds + " · " + (g.phase || "setup") + waiting + (g.error ? " · error: " + g.error : "");
+    const when = g.moment ? g.moment : "round " + g.round + rounds; // Diplomacy: S1901M
+    $("game-info").textContent = g.family + " · " + when + " · " + (g.phase || "setup") + waiting + (g.error ? " · error: " + g.error : "");
     $("game-view").href = "/view#token=" + encodeURIComponent(token) + "&thread=" + encodeURIComponent(selected);
     $("game-view").hidden = false;
     $("status").textContent = g.status;

@@ -19,7 +19,9 @@
     pill.className = "pill status-" + state.status;
     $("status-message").textContent = state.message;
     const rounds = state.rounds ? " of " + state.rounds : "";
-    $("round").textContent = state.round ? "Round " + state.round + rounds : "";
+    // a family's own name for the moment (Diplomacy: S1901M) says more than "round 1 of 200"
+    if (state.moment) $("round").textContent = state.moment;
+    else $("round").textContent = state.round ? "Round " + state.round + rounds : "";
   }
 
   function renderQuestion(state) {
