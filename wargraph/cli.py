@@ -355,8 +355,8 @@ def resume(
 
 @app.command()
 def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") -> None:
-    """List a store's games: thread, family, scenario, who started it (cli or serve), status,
-    round, last update."""
+    """List a store's games: thread, family, scenario, who started it (cli or serve, and the
+    game it was copied from), status, round, last update."""
     from wargraph.games import list_games
 
     try:
@@ -369,7 +369,7 @@ def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") ->
             text(g.thread_id),
             text(g.family),
             text(g.scenario),
-            g.via,
+            text(f"{g.via}, copy of {g.copy_of}" if g.copy_of else g.via),
             text(g.status),
             str(g.round),
             g.updated,

@@ -21,6 +21,7 @@ class GameRow:
     updated: str
     family: str = "?"
     via: str = "?"  # "cli" (a wargraph command started it) or "serve" (a client of the server)
+    copy_of: str = ""  # the thread this game was copied from (a served thread copy), if any
 
 
 def _status(tup: Any, held: tuple | None) -> str:
@@ -65,6 +66,7 @@ def _row(saver: Saver, tid: str, held: tuple | None) -> GameRow:
         updated=_when(stamp),
         family=str(spec.get("family") or "?"),
         via=str(run.get("origin") or "cli"),
+        copy_of=str(run.get("copy_of") or ""),
     )
 
 

@@ -96,6 +96,8 @@ def test_a_copied_game_reads_as_its_source_and_plays_on_as_a_game_of_its_own(sto
     assert cp_ctx == GameContext(**{**vars(src_ctx), "trace_path": None})
     assert sorted(list_runs(store_db)) == ["cp", "src", "whole"]
     assert _status(store_db, "cp") == _status(store_db, "src") == "waiting for people"
+    copies = {r.thread_id: r.copy_of for r in list_games(store_db)}
+    assert copies == {"cp": "src", "src": "", "whole": ""}  # `wargraph games` says so
     record, trace, folder = stored_record(store_db, "cp")
     assert record["thread_id"] == "cp" and folder is None and trace == []
     assert record["events"] == stored_record(store_db, "src")[0]["events"]
