@@ -97,16 +97,39 @@ def instructions_of(call: dict[str, Any]) -> str:
     return _message(call, "system") + "\n" + "\n".join(tail)
 
 
+# an answer's sentence that restates how to answer ("In two to four sentences, ...")
+LENGTH_WORDS = re.compile(
+    r"\b(?:in )?(?:one|two|three|four|five|six)(?: or | to )?"
+    r"(?:two|three|four|five|six)? sentences?\b",
+    re.I,
+)
+SENTENCE_ECHO_WORDS = 5  # a sentence this long (or longer) copied from the instructions
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?:])\s+|\n+", text) if s.strip()]
+
+
 def is_echo(answer: str, instructions: str) -> bool:
     """An answer that repeats its instructions: it uses the format's words ("no JSON", "plain
-    text", "the plan only, no ..."), or at least ECHO_SHARE of its word triples (3 words or more)
-    are in the instructions."""
-    if FORMAT_WORDS.search(answer):
+    text", "the plan only, no ...") or restates the length asked for ("in two to four
+    sentences"), at least ECHO_SHARE of its word triples (3 words or more) are in the
+    instructions, or one of its sentences of SENTENCE_ECHO_WORDS words or more is (a plan whose
+    second line is the question, paraphrased or copied)."""
+    if FORMAT_WORDS.search(answer) or LENGTH_WORDS.search(answer):
         return True
     own = _shingles(_words(answer))
     if not own:
         return False
-    return len(own & _shingles(_words(instructions))) / len(own) >= ECHO_SHARE
+    asked = _shingles(_words(instructions))
+    if len(own & asked) / len(own) >= ECHO_SHARE:
+        return True
+    for sentence in _sentences(answer):
+        words = _words(sentence)
+        part = _shingles(words)
+        if len(words) >= SENTENCE_ECHO_WORDS and len(part & asked) / len(part) >= ECHO_SHARE:
+            return True
+    return False
 
 
 # --- 2. side names spelled wrongly ------------------------------------------------------------

@@ -40,6 +40,25 @@ def test_an_answer_that_repeats_its_format_line_is_an_echo():
     assert not Q.is_echo(Q.answer_text(ok["output"]), Q.instructions_of(ok))
 
 
+def test_an_instruction_restated_inside_a_plan_is_an_echo():
+    # seen on SmolLM2: a plan, then the question's instruction as its second line
+    plan = "Azuristan moves two brigades to the Zafaristan border to deter a raid."
+    for second in (
+        "In two to four sentences, the plan of Azuristan for the next year.",  # the length
+        "Your side's actions in the next one year: what, who, what for.",  # the question
+    ):
+        c = call(plan + "\n" + second, user=PLAN_USER)
+        assert Q.is_echo(Q.answer_text(c["output"]), Q.instructions_of(c)), second
+    # a plan that uses a few of the question's words in its own sentences is no echo
+    for ok in (
+        plan,
+        plan + " Crimsonia is told what the brigades are for: to hold the line, not to cross it.",
+        "In the next year Azuristan opens talks with Crimsonia over Zafaristan's water.",
+    ):
+        c = call(ok, user=PLAN_USER)
+        assert not Q.is_echo(Q.answer_text(c["output"]), Q.instructions_of(c)), ok
+
+
 def test_quoted_context_is_not_an_instruction():
     # repeating the scenario (quoted data) is not an echo of the instructions
     c = call("Azuristan and Crimsonia dispute Zafaristan.", user=PLAN_USER)
