@@ -115,6 +115,14 @@ def targets_for(model: str, results: dict[str, dict[str, Any]]) -> list[dict[str
                 rule="<=",
             ),
             target(
+                f"{label}: recorded answers that echo their instructions, after the decider "
+                f"leaves restating sentences out ({t.get('recorded_echoes', 0)} of "
+                f"{t.get('echoes', 0)} echoing answers)",
+                t.get("recorded_echoes", 0),
+                0,
+                rule="<=",
+            ),
+            target(
                 f"{label}: model answers with a side's name spelled wrongly, as the model wrote "
                 f"them ({t.get('misspelled', 0)} of {t.get('answers', 0)}; difflib ratio >= "
                 f"{Q.NAME_RATIO})",
@@ -192,8 +200,11 @@ def run(
         targets=targets_for(ref, results),
         notes=[
             "echo: the answer uses the format's words ('no JSON', 'plain text', 'the plan only, "
-            f"no ...') or >= {Q.ECHO_SHARE:.0%} of its word triples are in the instructions "
-            "(system prompt and the user turn's closing, unquoted paragraphs)",
+            "no ...') or the length's ('in two to four sentences'), or >= "
+            f"{Q.ECHO_SHARE:.0%} of its word triples (or of one sentence's, 5 words or more) are "
+            "in the instructions (system prompt and the user turn's closing, unquoted "
+            "paragraphs); counted in the model's raw output and as recorded (the decider leaves "
+            "restating sentences out, wargraph.echoes)",
             f"misspelled: a capitalised word with difflib ratio >= {Q.NAME_RATIO} to a side's "
             "name that is neither the name, a form of it (the name, or the name less one or two "
             "letters, with a demonym's or plural's ending: 'Crimsonians', not 'Azuristania') nor "
@@ -225,7 +236,7 @@ def show_tables(p: dict[str, Any]) -> None:
                 family,
                 t.get("games"),
                 t.get("answers", 0),
-                t.get("echoes", 0),
+                f"{t.get('echoes', 0)} raw, {t.get('recorded_echoes', 0)} recorded",
                 f"{t.get('misspelled', 0)}/{t.get('answers', 0)} raw, "
                 f"{t.get('recorded_misspelled', 0)}/{t.get('recorded_answers', 0)} recorded",
                 Q.share(t.get("on_topic", 0), t.get("text_answers")),

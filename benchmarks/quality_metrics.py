@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from wargraph import names
+from wargraph import echoes, names
 
 # --- answers as text --------------------------------------------------------------------------
 
@@ -41,12 +41,7 @@ def answer_text(output: Any, *, skip: frozenset[str] = frozenset()) -> str:
     return text
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def _shingles(words: list[str], n: int = 3) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+_words = echoes.words
 
 
 def model_calls(trace: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,12 +69,7 @@ def _message(call: dict[str, Any], role: str) -> str:
 
 # --- 1. instruction echo ------------------------------------------------------------------------
 
-ECHO_SHARE = 0.5  # of an answer's word triples found in the instructions
-FORMAT_WORDS = re.compile(
-    r"\bno json\b|\bplain text\b|\bjson object\b|\bno heading\b|\b\w+ only, no\b|"
-    r"\banswer (?:in|with) (?:plain|one)\b",
-    re.I,
-)
+ECHO_SHARE = echoes.ECHO_SHARE
 
 
 def instructions_of(call: dict[str, Any]) -> str:
@@ -97,39 +87,10 @@ def instructions_of(call: dict[str, Any]) -> str:
     return _message(call, "system") + "\n" + "\n".join(tail)
 
 
-# an answer's sentence that restates how to answer ("In two to four sentences, ...")
-LENGTH_WORDS = re.compile(
-    r"\b(?:in )?(?:one|two|three|four|five|six)(?: or | to )?"
-    r"(?:two|three|four|five|six)? sentences?\b",
-    re.I,
-)
-SENTENCE_ECHO_WORDS = 5  # a sentence this long (or longer) copied from the instructions
-
-
-def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?:])\s+|\n+", text) if s.strip()]
-
-
 def is_echo(answer: str, instructions: str) -> bool:
-    """An answer that repeats its instructions: it uses the format's words ("no JSON", "plain
-    text", "the plan only, no ...") or restates the length asked for ("in two to four
-    sentences"), at least ECHO_SHARE of its word triples (3 words or more) are in the
-    instructions, or one of its sentences of SENTENCE_ECHO_WORDS words or more is (a plan whose
-    second line is the question, paraphrased or copied)."""
-    if FORMAT_WORDS.search(answer) or LENGTH_WORDS.search(answer):
-        return True
-    own = _shingles(_words(answer))
-    if not own:
-        return False
-    asked = _shingles(_words(instructions))
-    if len(own & asked) / len(own) >= ECHO_SHARE:
-        return True
-    for sentence in _sentences(answer):
-        words = _words(sentence)
-        part = _shingles(words)
-        if len(words) >= SENTENCE_ECHO_WORDS and len(part & asked) / len(part) >= ECHO_SHARE:
-            return True
-    return False
+    """An answer that repeats its instructions (wargraph.echoes: the format's or the length's
+    words, ECHO_SHARE of its word triples, or one sentence of 5+ words mostly the instructions')."""
+    return echoes.is_echo(answer, instructions)
 
 
 # --- 2. side names spelled wrongly ------------------------------------------------------------
@@ -194,7 +155,7 @@ def recorded_names(
             out["recorded_misspelled"] += 1
             wrongs.append(", ".join(wrong))
     out["corrected_answers"] = len(
-        {e.get("ask_id") for e in trace if e.get("event") == "corrected"}
+        {e.get("ask_id") for e in trace if e.get("event") == "corrected" and e.get("corrections")}
     )
     out["recorded_examples"] = wrongs
     return out
@@ -452,6 +413,7 @@ ORDER_TASKS = ("orders", "revise")
 COUNTS = (
     "answers",
     "echoes",
+    "recorded_echoes",
     "misspelled",
     "recorded_answers",
     "recorded_misspelled",
@@ -464,6 +426,20 @@ COUNTS = (
     "phase_checked",
     "phase_right",
 )
+
+
+def echo_recorded(call: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
+    """Whether an echoing answer reached the record as it was: not when it was re-asked, nor
+    when the decider left its restating sentences out (a `corrected` line with `restated`)."""
+    ask, attempt = call.get("ask_id"), call.get("attempt")
+    later = [e for e in trace if e.get("ask_id") == ask]
+    if any(e.get("event") == "rejected" and e.get("attempt") == attempt for e in later):
+        return False
+    fixed = [e for e in later if e.get("event") == "corrected" and e.get("restated")]
+    if not fixed:
+        return True
+    kept = answer_text(fixed[-1].get("output", ""), skip=CHOSEN)
+    return is_echo(kept, instructions_of(call))
 
 
 def game_quality(
@@ -489,6 +465,7 @@ def game_quality(
         if call.get("task") not in ORDER_TASKS and is_echo(written, instructions_of(call)):
             c["echoes"] += 1
             examples["echoes"].append(text[:120])
+            c["recorded_echoes"] += echo_recorded(call, trace)
         wrong = misspelled_names(text, sides, _words(prompt))
         if wrong:
             c["misspelled"] += 1

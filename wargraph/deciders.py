@@ -22,6 +22,7 @@ from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.
 
 from wargraph.bots import PREFIX as BOT_PREFIX
 from wargraph.bots import BotDecider, is_bot
+from wargraph.echoes import drop_restated
 from wargraph.faults import (
     DEFAULT_MAX_FAULTS,
     ModelUnavailable,
@@ -40,7 +41,7 @@ from wargraph.models import (
     structured_kwargs,
     usage_of,
 )
-from wargraph.names import Correction, correct_names, correct_value
+from wargraph.names import Correction, correct_names, correct_value, map_free_text
 from wargraph.plaintext import text_field, trim_to_sentence, unwrap_text
 from wargraph.trace import record_call
 from wargraph.views import unseen_notes
@@ -240,37 +241,58 @@ def plain_answer(
     names: dict[str, list[str]] | None = None,
     *,
     start: str = "",
-) -> tuple[BaseModel, list[Correction]]:
-    """A model's prose for a one-text-field question, put into the field in code, with the
-    sides' misspelt names corrected (`names`: the ask's sides and entities; see wargraph.names)
-    and the corrections made. An answer that is only the `start` it was given ("In move 1,")
-    is not usable: it says nothing."""
+    instructions: str = "",
+) -> tuple[BaseModel, list[Correction], list[str]]:
+    """A model's prose for a one-text-field question, put into the field in code, less the
+    sentences that restate its `instructions` (wargraph.echoes), with the sides' misspelt names
+    corrected (`names`: the ask's sides and entities; see wargraph.names); and the corrections
+    and the sentences dropped. An answer that is only the `start` it was given ("In move 1,"),
+    or only instructions restated, is not usable: it says nothing."""
     text = unwrap_text(str(reply.content), field)
     if start and not text.strip().removeprefix(start.strip()).strip(" \n,.;:-"):
         raise ValueError(f"the answer stops after its first words ({start.strip()!r})")
     if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
         text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
+    text, dropped = drop_restated(text, instructions) if instructions else (text, [])
+    if dropped and not text.strip().removeprefix(start.strip()).strip(" \n,.;:-"):
+        raise ValueError("the answer only restates its instructions; answer the question itself")
     fixes: list[Correction] = []
     if names:
         text, fixes = correct_names(text, names.get("sides", []), names.get("entities", []))
-    return validate_value({field: text}, schema), fixes
+    return validate_value({field: text}, schema), fixes, dropped
 
 
 def json_answer(
-    raw: str, schema: type[BaseModel], names: dict[str, list[str]] | None = None
-) -> tuple[BaseModel, list[Correction]]:
-    """A model's JSON answer, validated, with the sides' misspelt names corrected in its
-    free-text fields (`names`: the ask's sides and entities; fields picked from an enum stay)."""
+    raw: str,
+    schema: type[BaseModel],
+    names: dict[str, list[str]] | None = None,
+    *,
+    instructions: str = "",
+) -> tuple[BaseModel, list[Correction], list[str]]:
+    """A model's JSON answer, validated, its free-text fields (fields picked from an enum stay)
+    less the sentences that restate its `instructions` and with the sides' misspelt names
+    corrected (`names`: the ask's sides and entities); and the corrections and the sentences
+    dropped. A text field left empty by the dropping fails validation where it must have text."""
     answer = parse_answer(raw, schema)
-    if not names:
-        return answer, []
-    value, fixes = correct_value(
-        answer.model_dump(),
-        flat_json_schema(schema),
-        names.get("sides", []),
-        names.get("entities", []),
-    )
-    return (validate_value(value, schema) if fixes else answer), fixes
+    value, flat = answer.model_dump(), flat_json_schema(schema)
+    dropped: list[str] = []
+    if instructions:
+
+        def drop(text: str) -> str:
+            kept, gone = drop_restated(text, instructions)
+            dropped.extend(gone)
+            return kept
+
+        value = map_free_text(value, flat, drop)
+    fixes: list[Correction] = []
+    if names:
+        value, fixes = correct_value(value, flat, names.get("sides", []), names.get("entities", []))
+    if not (fixes or dropped):
+        return answer, [], []
+    try:
+        return validate_value(value, schema), fixes, dropped
+    except ValueError as err:
+        raise ValueError(f"{err}, once the instructions restated in it were left out") from None
 
 
 # --- the three deciders -------------------------------------------------------------------------
@@ -411,19 +433,37 @@ class LLMDecider:
                 break
             raw = str(reply.content)
             try:
+                asked = f"{ask['system']}\n{ask['question']}"
                 if field:
-                    answer, fixes = plain_answer(
-                        reply, schema, field, ask.get("names"), start=bind.get("answer_start", "")
+                    answer, fixes, dropped = plain_answer(
+                        reply,
+                        schema,
+                        field,
+                        ask.get("names"),
+                        start=bind.get("answer_start", ""),
+                        instructions=asked,
                     )
                 else:
-                    answer, fixes = json_answer(raw, schema, ask.get("names"))
-                decision: Decision = {"value": answer.model_dump(), "source": "model"}
-                if fixes:
-                    # the raw output stays in the call's trace line; what was changed, here
-                    self._trace(ask, "corrected", corrections=fixes, output=decision["value"])
-                    decision["note"] = "names corrected: " + ", ".join(
-                        f"{f['written']} -> {f['name']}" for f in fixes
+                    answer, fixes, dropped = json_answer(
+                        raw, schema, ask.get("names"), instructions=asked
                     )
+                decision: Decision = {"value": answer.model_dump(), "source": "model"}
+                if fixes or dropped:
+                    # the raw output stays in the call's trace line; what was changed, here
+                    self._trace(
+                        ask,
+                        "corrected",
+                        corrections=fixes,
+                        restated=dropped,
+                        output=decision["value"],
+                    )
+                    notes = []
+                    if fixes:
+                        fixed = ", ".join(f"{f['written']} -> {f['name']}" for f in fixes)
+                        notes.append(f"names corrected: {fixed}")
+                    if dropped:
+                        notes.append(f"{len(dropped)} sentence(s) restating the question left out")
+                    decision["note"] = "; ".join(notes)
                 return decision
             except ValueError as err:
                 last_error = str(err)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
@@ -185,29 +185,34 @@ def correct_names(
     return fixed, [{"written": w, "name": in_case_of(w, n)} for w, n in found.items() if n]
 
 
+def map_free_text(value: Any, schema: dict[str, Any], fn: Callable[[str], str]) -> Any:
+    """`value` (a JSON answer) with `fn` applied to its free-text strings (`schema`: the answer's
+    flat JSON schema; a string picked from an `enum` or `const` is left alone, and so is any
+    field the schema does not describe)."""
+    if isinstance(value, str):
+        free = schema.get("type") == "string" and "enum" not in schema and "const" not in schema
+        return fn(value) if free else value
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        return {k: map_free_text(x, props[k], fn) if k in props else x for k, x in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [map_free_text(x, schema["items"], fn) for x in value]
+    return value
+
+
 def correct_value(
     value: Any, schema: dict[str, Any], sides: Iterable[str], entities: Iterable[str] = ()
 ) -> tuple[Any, list[Correction]]:
-    """A JSON answer with the misspelt names of its free-text fields corrected (`schema`: the
-    answer's flat JSON schema; a string picked from an `enum` or `const` is left alone, and so
-    is any field the schema does not describe), and the corrections made (each word once)."""
+    """A JSON answer with the misspelt names of its free-text fields corrected (`map_free_text`),
+    and the corrections made (each word once)."""
     sides, entities = list(sides), list(entities)
     fixes: dict[str, Correction] = {}
 
-    def walk(v: Any, s: dict[str, Any]) -> Any:
-        if isinstance(v, str):
-            if s.get("type") != "string" or "enum" in s or "const" in s:
-                return v
-            text, found = correct_names(v, sides, entities)
-            fixes.update({f["written"]: f for f in found if f["written"] not in fixes})
-            return text
-        if isinstance(v, dict):
-            props = s.get("properties") or {}
-            return {k: walk(x, props[k]) if k in props else x for k, x in v.items()}
-        if isinstance(v, list) and isinstance(s.get("items"), dict):
-            return [walk(x, s["items"]) for x in v]
-        return v
+    def fix(text: str) -> str:
+        text, found = correct_names(text, sides, entities)
+        fixes.update({f["written"]: f for f in found if f["written"] not in fixes})
+        return text
 
     if not sides:
         return value, []
-    return walk(value, schema), list(fixes.values())
+    return map_free_text(value, schema, fix), list(fixes.values())

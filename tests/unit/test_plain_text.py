@@ -191,3 +191,72 @@ def test_an_answer_that_is_only_its_given_first_words_is_asked_again(tmp_path):
     assert [e["event"] for e in trace] == ["call", "rejected", "call"]
     assert "stops after its first words" in trace[1]["reason"]
     assert model.calls[0]["answer_start"] == "In move 1,"
+
+
+# --- instructions restated in an answer ---------------------------------------------------------
+
+PLAN_QUESTION = (
+    "Move 1 of 2. Write the plan of Azuristan for the next year in two to four sentences: what "
+    "Azuristan does, who acts, and what for."
+)
+
+
+def test_a_sentence_restating_the_question_is_left_out_of_the_recorded_plan(tmp_path):
+    # seen on SmolLM2: a plan, then the question's instruction as its second line
+    plan = "Azuristan moves two brigades to the border to deter a raid."
+    restated = "In one year: In two to four sentences (no more than three) describe it."
+    the_ask = ask(question=PLAN_QUESTION)
+    out, trace, _ = decide(Plan, the_ask, plan + "\n" + restated, tmp_path=tmp_path)
+    assert out["value"] == {"plan": plan} and out["source"] == "model"
+    assert "1 sentence(s) restating the question left out" in out["note"]
+    corrected = next(e for e in trace if e["event"] == "corrected")
+    assert corrected["restated"] == [restated] and corrected["corrections"] == []
+    assert next(e for e in trace if e["event"] == "call")["output"].endswith(restated)  # raw kept
+
+
+def test_a_plan_that_only_restates_the_question_is_asked_again(tmp_path):
+    echo = "The plan of Azuristan for the next year: what Azuristan does, who acts, and what for."
+    good = "Azuristan opens talks with Crimsonia over the dam."
+    out, trace, _ = decide(Plan, ask(question=PLAN_QUESTION), echo, good, tmp_path=tmp_path)
+    assert out["value"] == {"plan": good}
+    assert [e["event"] for e in trace] == ["call", "rejected", "call"]
+    assert "only restates its instructions" in trace[1]["reason"]
+
+
+def test_a_plan_using_some_of_the_question_s_words_is_kept_whole(tmp_path):
+    plan = (
+        "In the next year Azuristan does what it promised: its envoys act for peace.\n"
+        "Crimsonia is told what the brigades are for."
+    )
+    out, trace, _ = decide(Plan, ask(question=PLAN_QUESTION), plan, tmp_path=tmp_path)
+    assert out == {"value": {"plan": plan}, "source": "model"}
+    assert [e["event"] for e in trace] == ["call"]
+
+
+def test_json_free_text_loses_restated_sentences_and_enum_fields_stay(tmp_path):
+    # a Diplomacy diary whose summary copied the question's field description
+    from wargraph.worlds.diplomacy.schemas import diary_schema
+
+    question = (
+        "You are FRANCE. Write your private diary entry for S1901M (nobody else reads it). "
+        "summary: what was said and agreed in this phase's messages above, one or two sentences. "
+        "intent: what you will do this phase. goals: your goals now."
+    )
+    schema = diary_schema({"chars": 240, "others": ["ENGLAND"]})
+    raw = (
+        '{"summary": "England offered the Channel. What was said and agreed in this phase\'s '
+        'messages above.", "intent": "Move to Burgundy.", "goals": "", "ENGLAND": "Friendly"}'
+    )
+    fallback = {"summary": "-", "intent": "", "goals": "", "ENGLAND": "Neutral"}
+    the_ask = ask("diplomacy_diary", question=question, fallback=fallback)
+    out, trace, _ = decide(schema, the_ask, raw, tmp_path=tmp_path)
+    assert out["value"] == {
+        "summary": "England offered the Channel.",
+        "intent": "Move to Burgundy.",
+        "goals": "",
+        "ENGLAND": "Friendly",
+    }
+    only_echo = raw.replace("England offered the Channel. ", "")
+    out, trace, _ = decide(schema, the_ask, only_echo, only_echo, tmp_path=tmp_path / "b")
+    assert out["source"] == "fallback"  # the summary had nothing left: re-asked, then fallback
+    assert "once the instructions restated in it were left out" in trace[1]["reason"]
