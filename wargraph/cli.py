@@ -25,6 +25,7 @@ from wargraph.faults import (
 )
 from wargraph.langsmith_env import offline_unless_keyed
 from wargraph.terminal import SHOW_CHOICES, safe, text
+from wargraph.terminal_form import HOW, example, field_hint, fill_in
 
 if TYPE_CHECKING:  # imported where used: the CLI starts without loading the game machinery
     from wargraph.context import GameContext
@@ -138,56 +139,19 @@ def terminal_human(payload: dict[str, Any]) -> Any:
     if not text_only:
         for name, spec in props.items():
             about = f" - {spec['description']}" if spec.get("description") else ""
-            console.print(text(f"  {name}: {_field_hint(spec)}{about}"))
-        console.print("Answer with one JSON object on one line.")
+            console.print(text(f"  {name}: {field_hint(spec)}{about}"))
+        console.print(text(HOW))
         if any(spec.get("type") in ("array", "object") for spec in props.values()):
             # a list or an object is hard to write from its hint alone: show one well formed
-            console.print(text("For example: " + json.dumps(_example(props), ensure_ascii=False)))
+            console.print(text("For example: " + json.dumps(example(props), ensure_ascii=False)))
     try:
-        line = input("> ")
+        if text_only:
+            return input("> ")
+        return fill_in(payload["schema"], input, lambda line: console.print(text(line)))
     except EOFError:
         fail(
             "no answer on standard input; the game is saved, continue it with `wargraph resume`", 3
         )
-    return line
-
-
-def _field_hint(spec: dict[str, Any]) -> str:
-    """What a field takes, in words: "one of [...]", "text", "a list of up to 2 {...}"."""
-    if "enum" in spec:
-        return "one of " + ", ".join(map(str, spec["enum"]))
-    if spec.get("type") == "array":
-        most = f"up to {spec['maxItems']} " if "maxItems" in spec else ""
-        item = spec.get("items", {})
-        inner = item.get("properties")
-        what = (
-            "{" + "; ".join(f"{k}: {_field_hint(v)}" for k, v in inner.items()) + "}"
-            if inner
-            else _field_hint(item)
-        )
-        return f"a list of {most}{what}"
-    return {"string": "text", "integer": "a whole number", "boolean": "true or false"}.get(
-        str(spec.get("type")), str(spec.get("type", "a value"))
-    )
-
-
-def _example(props: dict[str, Any]) -> dict[str, Any]:
-    """A well-formed answer to show beside the hints: each field's default or first choice."""
-
-    def value(spec: dict[str, Any]) -> Any:
-        if "default" in spec and spec["default"] not in ([], None, ""):
-            return spec["default"]
-        if spec.get("enum"):
-            return next((o for o in spec["enum"] if o != ""), spec["enum"][0])
-        if spec.get("type") == "array":
-            return [value(spec.get("items", {}))]
-        if "properties" in spec:
-            return {k: value(v) for k, v in spec["properties"].items()}
-        return {"string": "...", "integer": 0, "number": 0, "boolean": False}.get(
-            str(spec.get("type")), "..."
-        )
-
-    return {name: value(spec) for name, spec in props.items()}
 
 
 PROGRESS_KINDS = ("narration", "inject", "answer", "verdict", "incident")

@@ -183,3 +183,19 @@ def test_a_person_writes_diplomacy_messages_from_the_example_shown(tmp_path):
     assert "Your last answer was not accepted" not in resumed.stdout
     # the diary question's view shows the message as sent to every power
     assert "FRANCE to everyone:" in resumed.stdout and f"> {CANARY}" in resumed.stdout
+
+
+def test_a_person_writes_diplomacy_messages_field_by_field(tmp_path):
+    """No JSON to write: Enter keeps `send`, a recipient by name, the text, Enter ends the list;
+    the message reaches the record (the diary question's view shows it, to ENGLAND)."""
+    common = ["--db", str(tmp_path / "g.sqlite"), "--thread", "d2"]
+    setup = ["--set", "diplomacy.max_year=1901", "--set", "diplomacy.negotiation_rounds=1"]
+    args = ["diplomacy", "--model", "scripted", "--human", "FRANCE", *setup, "--set"]
+    stopped = wargraph("play", *args, "diplomacy.maps=none", *common, cwd=tmp_path)
+    assert stopped.returncode == 3, stopped.stdout + stopped.stderr
+    typed = f"\nengland\n{CANARY}\n\n"
+    resumed = wargraph("resume", *common, cwd=tmp_path, stdin=typed)
+    assert resumed.returncode == 3, resumed.stdout + resumed.stderr  # waits for the diary next
+    assert "action (1 send, 2 stay_silent) [send]: " in resumed.stdout
+    assert "Your last answer was not accepted" not in resumed.stdout
+    assert "you to ENGLAND:" in resumed.stdout and f"> {CANARY}" in resumed.stdout

@@ -43,7 +43,16 @@ class Diaries(Diary):
                 relations=", ".join(RELATIONS),
             ),
             schema="diplomacy_diary",
-            schema_args={"others": others, "chars": cfg.diary_chars},
+            schema_args={
+                "others": others,
+                "chars": cfg.diary_chars,
+                # a person's form keeps each relationship as it stands unless they change it
+                **(
+                    {"people": True, "current": relationships_of(seen, writer)}
+                    if table.seat(writer).get("kind") == "human"
+                    else {}
+                ),
+            },
             fallback={
                 "summary": f"{info.name}: nothing new to note.",
                 "intent": "",

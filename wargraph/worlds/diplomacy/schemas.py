@@ -111,8 +111,10 @@ def diary_schema(args: dict[str, Any]) -> type[BaseModel]:
         "intent": bounded_text(max(40, chars // 2), min_chars=0),
         "goals": bounded_text(max(40, chars // 2), min_chars=0),
     }
-    for other in args.get("others") or []:  # every field required: the grammar asks for all
-        fields[other] = (one_of(RELATIONS), ...)
+    current: dict[str, str] = (args.get("current") or {}) if args.get("people") else {}
+    for other in args.get("others") or []:  # a model's grammar asks for every field
+        kept = current.get(other)
+        fields[other] = (one_of(RELATIONS), kept if kept in RELATIONS else ...)
     return create_model("Diary", **fields)
 
 
