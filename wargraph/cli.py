@@ -6,13 +6,15 @@ import importlib
 import json
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
 import typer
 from rich.console import Console
 from rich.panel import Panel
+from rich.status import Status
 from rich.table import Table as RichTable
 
 from wargraph import familyargs
@@ -122,8 +124,35 @@ def _stopped(exc: ModelUnavailable) -> NoReturn:
     fail(str(exc), EXIT_MODEL_UNAVAILABLE)
 
 
+_SPINNING: list[Status] = []  # the game's spinner, stopped while a person types
+
+
+@contextmanager
+def _spinner(message: str) -> Iterator[None]:
+    with console.status(message) as status:
+        _SPINNING.append(status)
+        try:
+            yield
+        finally:
+            _SPINNING.pop()
+
+
 def terminal_human(payload: dict[str, Any]) -> Any:
-    """One person at the terminal answers a seat's question; invalid answers come back with the error."""
+    """One person at the terminal answers a seat's question; invalid answers come back with the
+    error. The spinner stops meanwhile: it would draw over the typing, and while it runs Rich
+    holds back what is written to the terminal until a newline and reads it as markup (the
+    prompt showed only after Enter, and without its "[send]")."""
+    spinning = _SPINNING[-1] if _SPINNING else None
+    if spinning is not None:
+        spinning.stop()
+    try:
+        return _ask_person(payload)
+    finally:
+        if spinning is not None:
+            spinning.start()
+
+
+def _ask_person(payload: dict[str, Any]) -> Any:
     seat = safe(payload.get("seat", "?"))
     if payload.get("task") == "review":
         draft = json.dumps(payload.get("draft"), indent=2, ensure_ascii=False)
@@ -269,7 +298,7 @@ def play(
             overrides += [f"{key}={value}" for key, value in own.items()]
         sc = check_scenario(scenario, overrides)
         familyargs.check(command, sc.family, "play_options", "wargraph play")
-        with console.status(f"playing {safe(scenario)} on {safe(model)} ..."):
+        with _spinner(f"playing {safe(scenario)} on {safe(model)} ..."):
             result = run_play(
                 sc,  # checked once, with its overrides applied
                 context=ctx,
@@ -302,7 +331,7 @@ def resume(
     _on_thread(thread)
     try:
         sc, ctx = load_run(db, thread)  # its people's seats, for what the terminal shows
-        with console.status(f"resuming {safe(thread)} ..."):
+        with _spinner(f"resuming {safe(thread)} ..."):
             result = run_resume(
                 db=db,
                 thread_id=thread,

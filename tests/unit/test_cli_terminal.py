@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,42 @@ def test_a_person_writes_diplomacy_messages_field_by_field(tmp_path):
     assert "action (1 send, 2 stay_silent) [send]: " in resumed.stdout
     assert "Your last answer was not accepted" not in resumed.stdout
     assert "you to ENGLAND:" in resumed.stdout and f"> {CANARY}" in resumed.stdout
+
+
+def test_a_person_at_a_real_terminal_sees_the_prompt_whole(tmp_path):
+    """In a terminal (a pseudo-terminal here) the game's spinner stops while a person types: it
+    drew over the typing, held the prompt back until Enter, and read it as markup ("[send]"
+    vanished)."""
+    import pty
+    import select
+
+    setup = ["--set", "diplomacy.max_year=1901", "--set", "diplomacy.negotiation_rounds=1"]
+    argv = [str(WARGRAPH), "play", "diplomacy", "--model", "scripted", "--human", "FRANCE"]
+    argv += [*setup, "--set", "diplomacy.maps=none", "--db", str(tmp_path / "g.sqlite")]
+    env = {k: v for k, v in ENV.items() if k not in ("TERM", "NO_COLOR")} | {"TERM": "xterm"}
+    main, child = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, cwd=tmp_path, env=env)
+    os.close(child)
+    seen = b""
+
+    def read_for(seconds: float, until: bytes | None = None) -> None:
+        nonlocal seen
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0 and not (until and until in seen):
+            if select.select([main], [], [], min(left, 1.0))[0]:
+                try:
+                    seen += os.read(main, 65536)
+                except OSError:  # the game ended: nothing more to read
+                    return
+
+    try:
+        read_for(60, until=b"stay_silent)")
+        read_for(1.5)  # a spinner would go on drawing below the prompt meanwhile
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        os.close(main)
+    assert b"stay_silent)" in seen, seen[-500:]
+    after = seen[seen.index(b"stay_silent)") :]
+    assert after.rstrip().endswith(b":"), after  # the prompt is the last thing drawn
+    assert b"action (1 send, 2 stay_silent) [send]: " in seen
