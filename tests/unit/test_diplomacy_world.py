@@ -442,6 +442,31 @@ def test_check_answer_attributes_refusals_to_their_keys(opening):
     assert "illegal order" in refused["A PAR"][1] and "A PAR - BUR" in refused["A PAR"][1]
 
 
+def test_a_persons_order_in_its_units_field_may_leave_the_unit_out(opening):
+    """A person types the order in the unit's own field: "- SPA", "spa", "H", "S A PAR - BUR"."""
+    accepted, refused = W.check_answer(
+        opening, "FRANCE", {"F BRE": "- mao", "A MAR": "spa", "A PAR": "H"}
+    )
+    assert accepted == {"F BRE": "F BRE - MAO", "A MAR": "A MAR - SPA", "A PAR": "A PAR H"}
+    assert not refused
+    accepted, refused = W.check_answer(
+        opening, "FRANCE", {"F BRE": "BRE H", "A MAR": "S A PAR - BUR", "A PAR": "MAR - BUR"}
+    )
+    assert accepted == {"F BRE": "F BRE H", "A MAR": "A MAR S A PAR - BUR"}
+    assert refused["A PAR"][0] == "A PAR MAR - BUR"  # another unit's order is still refused
+    assert "illegal order" in refused["A PAR"][1] and "A PAR - BUR" in refused["A PAR"][1]
+    # a person's form says so beside each unit, with one of its own moves
+    from wargraph.deciders import flat_json_schema
+    from wargraph.worlds.diplomacy.schemas import orders_text_schema
+
+    legal = W.legal_orders(opening, "FRANCE")
+    fields = flat_json_schema(orders_text_schema({"legal": legal}))["properties"]
+    about = fields["A MAR"]["description"]
+    assert about.endswith("(the unit may be left out)"), about
+    move = about.split('"')[1]
+    assert f"A MAR {move}" in legal["A MAR"] and move.startswith("- ")
+
+
 def test_check_answer_in_an_adjustment_phase(winter_1901):
     accepted, refused = W.check_answer(
         winter_1901, "ENGLAND", {"build_1": "A EDI B", "build_2": "F EDI B"}

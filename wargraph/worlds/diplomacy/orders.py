@@ -4,6 +4,7 @@ copy of the phase."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -308,8 +309,10 @@ def check_answer(
     power = power.upper()
     legal = legal if legal is not None else legal_orders(saved, power)
     keys = list(legal)
-    given = [str(answer.get(k) or "").strip() for k in keys]
     by_unit = str(saved["phases"][-1]["name"])[-1:] in ("M", "R")
+    given = [str(answer.get(k) or "").strip() for k in keys]
+    if by_unit:
+        given = [with_unit(k, o) for k, o in zip(keys, given, strict=True)]
     if _listed(legal, given, by_unit=by_unit):
         return dict(zip(keys, given, strict=True)), {}
 
@@ -348,6 +351,24 @@ def check_answer(
             out[key] = acc[-1]
             prefix.append(order)
     return out, refused
+
+
+_PROVINCE = re.compile(r"[A-Za-z]{3}(/[A-Za-z]{2})?")
+
+
+def with_unit(key: str, order: str) -> str:
+    """An order written in its unit's own field without the unit, as a person does ("- SPA",
+    "H", "S A PAR - BUR", "PAR - BUR", or only "SPA" for a move): the unit put in front. An
+    order naming a unit ("A MAR - SPA", "F BRE H") is left as written."""
+    first = order.split()[0].upper() if order.split() else ""
+    if not first or first in ("A", "F"):
+        return order
+    kind, _, where = key.partition(" ")
+    if first == where.upper():  # "PAR - BUR" in A PAR's field: only the unit's kind left out
+        return f"{kind} {order}"
+    if _PROVINCE.fullmatch(order):
+        return f"{key} - {order}"
+    return f"{key} {order}"
 
 
 def _listed(legal: Mapping[str, Sequence[str]], given: Sequence[str], *, by_unit: bool) -> bool:

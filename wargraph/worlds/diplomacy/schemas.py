@@ -61,8 +61,21 @@ def orders_text_schema(args: dict[str, Any]) -> type[BaseModel]:
     """For people: one free-text order per unit or slot, checked by the secretary (the engine),
     which sends refused orders back with the reason."""
     legal: dict[str, list[str]] = args.get("legal") or {}
-    fields: dict[str, Any] = {key: (str, Field(default="", max_length=80)) for key in legal}
+    fields: dict[str, Any] = {
+        key: (str, Field(default="", max_length=80, description=_order_hint(key, opts)))
+        for key, opts in legal.items()
+    }
     return create_model("OrdersText", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def _order_hint(key: str, legal: list[str]) -> str | None:
+    """A unit's field may leave the unit out (the secretary puts it in front): say so, with one
+    of its own moves."""
+    if not key.startswith(("A ", "F ")):
+        return None
+    move = next((o.removeprefix(key).strip() for o in legal if o.startswith(f"{key} - ")), "")
+    shown = f'"{move}" or "H"' if move else '"H"'
+    return f"for example {shown} (the unit may be left out)"
 
 
 def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
