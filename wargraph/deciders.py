@@ -249,12 +249,16 @@ def plain_answer(
     and the sentences dropped. An answer that is only the `start` it was given ("In move 1,"),
     or only instructions restated, is not usable: it says nothing."""
     text = unwrap_text(str(reply.content), field)
-    if start and not text.strip().removeprefix(start.strip()).strip(" \n,.;:-"):
+
+    def says_nothing(text: str) -> bool:  # nothing but the start it was given, and punctuation
+        return not text.strip().removeprefix(start.strip()).strip(" \n,.;:-")
+
+    if start and says_nothing(text):
         raise ValueError(f"the answer stops after its first words ({start.strip()!r})")
     if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
         text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
     text, dropped = drop_restated(text, instructions) if instructions else (text, [])
-    if dropped and not text.strip().removeprefix(start.strip()).strip(" \n,.;:-"):
+    if dropped and says_nothing(text):
         raise ValueError("the answer only restates its instructions; answer the question itself")
     fixes: list[Correction] = []
     if names:

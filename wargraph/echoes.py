@@ -11,6 +11,7 @@ and an answer with nothing left is re-asked like any unusable answer.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # the format's own words ("no JSON", "plain text", "the plan only, no ...")
 FORMAT_WORDS = re.compile(
@@ -41,7 +42,14 @@ def sentences(text: str) -> list[str]:
     return [s for line in text.splitlines() for s in _SENTENCE.split(line) if s.strip()]
 
 
-def restates(sentence: str, asked: set[tuple[str, ...]]) -> bool:
+@lru_cache(maxsize=256)
+def asked_triples(instructions: str) -> frozenset[tuple[str, ...]]:
+    """The instructions' word triples, made once per prompt (every text field of an answer, and
+    every retry, is checked against the same instructions)."""
+    return frozenset(triples(words(instructions)))
+
+
+def restates(sentence: str, asked: frozenset[tuple[str, ...]]) -> bool:
     """A sentence that restates instructions whose word triples are `asked`: the format's or the
     length's words, or SENTENCE_WORDS words or more of which ECHO_SHARE of the triples are asked."""
     if FORMAT_WORDS.search(sentence) or LENGTH_WORDS.search(sentence):
@@ -54,7 +62,7 @@ def restates(sentence: str, asked: set[tuple[str, ...]]) -> bool:
 def is_echo(answer: str, instructions: str) -> bool:
     """An answer that repeats its instructions: as a whole (ECHO_SHARE of its triples, 3 words or
     more) or in one of its sentences (`restates`)."""
-    asked = triples(words(instructions))
+    asked = asked_triples(instructions)
     own = triples(words(answer))
     if own and len(own & asked) / len(own) >= ECHO_SHARE:
         return True
@@ -64,7 +72,7 @@ def is_echo(answer: str, instructions: str) -> bool:
 def drop_restated(text: str, instructions: str) -> tuple[str, list[str]]:
     """`text` less its sentences that restate `instructions`, and those sentences. Unchanged
     (to the character) when none does; "" when every sentence does."""
-    asked = triples(words(instructions))
+    asked = asked_triples(instructions)
     dropped: list[str] = []
     lines = []
     for line in text.splitlines():
