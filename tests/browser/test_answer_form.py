@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser.test_play_in_browsers import _shot
 from wargraph.deciders import flat_json_schema
-from wargraph.worlds.diplomacy.schemas import messages_schema
+from wargraph.worlds.diplomacy.schemas import messages_schema, orders_text_schema
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -124,3 +124,25 @@ def test_lists_of_plain_values_and_json_fields(form_page):
     assert error.startswith("Terms: not valid JSON"), error
     page.fill("#field-terms", json.dumps({"tolls": 0}))
     assert read(page) == {"goals": ["keep the river open"], "terms": {"tolls": 0}}
+
+
+def test_orders_are_one_line_each_and_enter_goes_to_the_next(form_page, tmp_path):
+    """A person's orders: one line per unit with a hint from its own moves; Enter after an order
+    goes to the next unit's field (a text box took it as a new line, a form would have sent)."""
+    page, show = form_page
+    legal = {
+        "F BRE": ["F BRE H", "F BRE - MAO", "F BRE - PIC"],
+        "A MAR": ["A MAR H", "A MAR - SPA"],
+        "A PAR": ["A PAR H", "A PAR - BUR"],
+    }
+    show(flat_json_schema(orders_text_schema({"legal": legal})))
+    assert page.locator("textarea").count() == 0
+    assert page.locator('input[type="text"]').count() == 3
+    assert page.get_by_text('for example "- SPA" or "H" (the unit may be left out)').count() == 1
+    page.locator('input[name="F BRE"]').click()
+    for order in ("- mao", "spa"):
+        page.keyboard.type(order)
+        page.keyboard.press("Enter")
+    page.keyboard.type("H")
+    _shot(page, tmp_path, "diplomacy-orders-form")
+    assert read(page) == {"F BRE": "- mao", "A MAR": "spa", "A PAR": "H"}

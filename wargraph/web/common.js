@@ -139,6 +139,24 @@ const WG = (() => {
     return "json";
   }
 
+  const SHORT_TEXT = 100;
+
+  // A one-line text input. Enter goes to the next field rather than sending the whole form: a
+  // person writing one order per unit presses Enter after each.
+  function oneLine(id, name, maxlength) {
+    return el("input", {
+      id, name, type: "text", maxlength,
+      onkeydown: (ev) => {
+        if (ev.key !== "Enter" || ev.isComposing) return;
+        ev.preventDefault();
+        const form = ev.target.form;
+        const fields = form ? [...form.elements].filter((f) => !f.disabled) : [];
+        const next = fields[fields.indexOf(ev.target) + 1];
+        if (next) next.focus();
+      },
+    });
+  }
+
   // One input for a scalar spec (enum, boolean, number, text); null for anything else.
   // `read()` gives the value, or undefined when the person left it empty.
   function scalarInput(id, name, spec, initial, type, rows) {
@@ -165,7 +183,10 @@ const WG = (() => {
       if (initial !== undefined && initial !== null) input.value = initial;
       read = () => (input.value === "" ? undefined : Number(input.value));
     } else if (type === "string") {
-      input = el("textarea", { id, name, rows, maxlength: spec.maxLength });
+      // a short text (an order, a name) is one line; longer text gets a box
+      input = spec.maxLength !== undefined && spec.maxLength <= SHORT_TEXT
+        ? oneLine(id, name, spec.maxLength)
+        : el("textarea", { id, name, rows, maxlength: spec.maxLength });
       if (initial !== undefined && initial !== null) input.value = initial;
       read = () => (input.value.trim() === "" ? undefined : input.value);
     } else {
