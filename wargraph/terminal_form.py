@@ -145,16 +145,35 @@ def _bracket(spec: dict[str, Any]) -> str:
     return f" [{default}]" if has and default != "" else ""
 
 
-def _empty(form: _Form, spec: dict[str, Any], field: str, required: bool) -> Any:
-    """What Enter on an empty line gives: the default, nothing for an optional field, or None
-    (ask again) for a required one."""
-    has, default = _default(spec)
-    if has:
-        return default
-    if not required:
-        return _OMIT
-    form.say(f"{field}: an answer is needed here.")
-    return None
+class _Again(ValueError):
+    """A line that is not an answer to its field; the message says why."""
+
+
+def _until(
+    form: _Form,
+    prompt: str,
+    spec: dict[str, Any],
+    field: str,
+    required: bool,
+    parse: Callable[[str], Any],
+    needed: str = "an answer is needed here.",
+) -> Any:
+    """Ask until a line is an answer (`parse` raises _Again with the reason otherwise). Enter on
+    an empty line gives the default, nothing for an optional field (_OMIT), or asks again."""
+    while True:
+        line = form.ask(prompt)
+        if not line:
+            has, default = _default(spec)
+            if has:
+                return default
+            if not required:
+                return _OMIT
+            form.say(f"{field}: {needed}")
+            continue
+        try:
+            return parse(line)
+        except _Again as again:
+            form.say(f"{field}: {again}")
 
 
 def _choice(form: _Form, spec: dict[str, Any], field: str, required: bool) -> Any:
@@ -171,17 +190,14 @@ def _choice(form: _Form, spec: dict[str, Any], field: str, required: bool) -> An
         prompt = f"{field} (number or name{above}){_bracket(spec)}: "
     else:
         prompt = f"{field} ({numbered}){_bracket(spec)}: "
-    while True:
-        line = form.ask(prompt)
-        if not line:
-            value = _empty(form, spec, field, required)
-            if value is not None:
-                return value
-            continue
+
+    def parse(line: str) -> Any:
         picked = pick(line, options)
-        if picked is not None:
-            return picked
-        form.say(f"{field}: {line!r} is none of the choices; give its number or its name.")
+        if picked is None:
+            raise _Again(f"{line!r} is none of the choices; give its number or its name.")
+        return picked
+
+    return _until(form, prompt, spec, field, required, parse)
 
 
 def pick(line: str, options: list[Any]) -> Any | None:
@@ -199,66 +215,48 @@ def pick(line: str, options: list[Any]) -> Any | None:
 def _text(form: _Form, spec: dict[str, Any], field: str, required: bool) -> Any:
     most = spec.get("maxLength")
     least = spec.get("minLength", 0)
-    limit = f" (up to {most} characters)" if most else ""
-    while True:
-        line = form.ask(f"{field}{limit}{_bracket(spec)}: ")
-        if not line:
-            has, default = _default(spec)
-            if has:
-                return default
-            if not required:
-                return _OMIT
-            if least == 0:
-                return ""
-            form.say(f"{field}: some text is needed here.")
-            continue
+    if required and least == 0 and not _default(spec)[0]:
+        spec = {**spec, "default": ""}  # required but may be empty: Enter leaves it empty
+
+    def parse(line: str) -> str:
         if most and len(line) > most:
-            form.say(f"{field}: {len(line)} characters, the most is {most}; write it shorter.")
-            continue
+            raise _Again(f"{len(line)} characters, the most is {most}; write it shorter.")
         if len(line) < least:
-            form.say(f"{field}: at least {least} characters.")
-            continue
+            raise _Again(f"at least {least} characters.")
         return line
+
+    limit = f" (up to {most} characters)" if most else ""
+    prompt = f"{field}{limit}{_bracket(spec)}: "
+    return _until(form, prompt, spec, field, required, parse, "some text is needed here.")
 
 
 def _number(form: _Form, spec: dict[str, Any], field: str, required: bool) -> Any:
     low, high = spec.get("minimum"), spec.get("maximum")
     span = f" from {low}" if low is not None else ""
     span += f" to {high}" if high is not None else ""
-    whole = spec.get("type") == "integer"
-    while True:
-        line = form.ask(
-            f"{field} ({'a whole number' if whole else 'a number'}{span}){_bracket(spec)}: "
-        )
-        if not line:
-            value = _empty(form, spec, field, required)
-            if value is not None:
-                return value
-            continue
+    what = "a whole number" if spec.get("type") == "integer" else "a number"
+
+    def parse(line: str) -> float | int:
         try:
-            number: float | int = int(line) if whole else float(line)
+            number: float | int = int(line) if what == "a whole number" else float(line)
         except ValueError:
-            form.say(f"{field}: {line!r} is not {'a whole number' if whole else 'a number'}.")
-            continue
+            raise _Again(f"{line!r} is not {what}.") from None
         if (low is not None and number < low) or (high is not None and number > high):
-            form.say(f"{field}: {number} is out of range{span}.")
-            continue
+            raise _Again(f"{number} is out of range{span}.")
         return number
+
+    return _until(form, f"{field} ({what}{span}){_bracket(spec)}: ", spec, field, required, parse)
 
 
 def _yes_no(form: _Form, spec: dict[str, Any], field: str, required: bool) -> Any:
-    while True:
-        line = form.ask(f"{field} (yes or no){_bracket(spec)}: ").casefold()
-        if not line:
-            value = _empty(form, spec, field, required)
-            if value is not None:
-                return value
-            continue
-        if line in ("y", "yes", "true"):
+    def parse(line: str) -> bool:
+        if line.casefold() in ("y", "yes", "true"):
             return True
-        if line in ("n", "no", "false"):
+        if line.casefold() in ("n", "no", "false"):
             return False
-        form.say(f"{field}: answer yes or no.")
+        raise _Again("answer yes or no.")
+
+    return _until(form, f"{field} (yes or no){_bracket(spec)}: ", spec, field, required, parse)
 
 
 def _list(form: _Form, spec: dict[str, Any], field: str) -> list[Any]:
