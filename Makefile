@@ -45,7 +45,7 @@ test: venv chromium
 test-fast: venv
 	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"
 
-# mypy over the installed namespace (nodes/ as wargraph.nodes ...); settings in pyproject.toml
+# mypy over the installed namespace (src/wargraph/nodes/ as wargraph.nodes ...); settings in pyproject.toml
 typecheck: venv
 	$(PY) tools/typecheck.py
 

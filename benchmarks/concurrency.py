@@ -1,4 +1,4 @@
-"""Benchmark 4: concurrency — many games at once in one process (`wargraph.batch.play_many`).
+"""Benchmark 4: concurrency — many games at once in one process (`wargraph.runs.batch.play_many`).
 
 Part 1 (issue 12, target 7): games per minute with N = 1, 8, 32, 64 games in flight against a
 loopback OpenAI-compatible fake endpoint (benchmarks/fake_endpoint.py, its own process) that
@@ -45,7 +45,7 @@ from benchmarks.common import (
 )
 from benchmarks.fake_endpoint import FakeEndpoint
 from benchmarks.server_process import ServerProcess
-from wargraph.models import endpoint_concurrency
+from wargraph.models.chat import endpoint_concurrency
 
 NAME = "concurrency"
 GAME = "azuristan_crimsonia"
@@ -75,7 +75,7 @@ class LlamaServer(ServerProcess):
         self.n_threads, self.n_ctx = n_threads, n_ctx
 
     def command(self) -> list[str]:
-        from wargraph.models import embedded_model_path
+        from wargraph.models.chat import embedded_model_path
 
         return [
             *(sys.executable, "-m", "llama_cpp.server"),
@@ -94,8 +94,8 @@ def fake_batch(
     endpoint: FakeEndpoint, n: int, workdir: Path, *, limit: int, store: str = "sqlite"
 ) -> dict[str, Any]:
     """2N games (at least 4), N at a time, through `play_many`; wall and CPU of this process."""
-    from wargraph.batch import GameSpec, play_many
-    from wargraph.context import GameContext
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.batch import GameSpec, play_many
 
     folder = Path(tempfile.mkdtemp(prefix=f"n{n}-", dir=workdir))
     games = [
@@ -255,9 +255,9 @@ def show_fake(p: dict[str, Any]) -> None:
 
 
 def play_one(model: str, workdir: Path, seed: int) -> dict[str, Any]:
-    from wargraph.context import GameContext
-    from wargraph.runner import play
-    from wargraph.trace import read_trace
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+    from wargraph.runs.trace import read_trace
 
     run_dir = workdir / f"game-{seed}-{time.time_ns()}"
     start = time.perf_counter()

@@ -38,10 +38,10 @@ NEW_SYSTEM_LINE = "Answer only in the form you are asked for."
 
 def real_asks(limit: int) -> list[tuple[dict[str, Any], Any, str]]:
     """(ask, schema, memory) of the one-text-field asks of a 2-round scripted crisis game."""
-    from wargraph.context import GameContext
-    from wargraph.deciders import ScriptedDecider
-    from wargraph.plaintext import text_field
-    from wargraph.runner import play
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+    from wargraph.seats.deciders import ScriptedDecider
+    from wargraph.seats.plaintext import text_field
 
     found: list[tuple[dict[str, Any], Any, str]] = []
     decide = ScriptedDecider.decide
@@ -68,9 +68,9 @@ def old_way(llm, ask: dict[str, Any], schema, memory: str) -> dict[str, Any]:
     """Today's path before this change: the JSON prompt, a grammar, and a one-text-field reply
     that does not parse kept as it came."""
     from benchmarks.local_model import timed_call
-    from wargraph.deciders import flat_json_schema, grammar_schema
-    from wargraph.plaintext import text_field
-    from wargraph.views import unseen_notes
+    from wargraph.kernel.views import unseen_notes
+    from wargraph.seats.deciders import flat_json_schema, grammar_schema
+    from wargraph.seats.plaintext import text_field
 
     flat = flat_json_schema(schema)
     field = text_field(schema)
@@ -95,8 +95,8 @@ def old_way(llm, ask: dict[str, Any], schema, memory: str) -> dict[str, Any]:
 
 
 def new_way(ask: dict[str, Any], schema, memory: str, trace: Path) -> dict[str, Any]:
-    from wargraph.deciders import LLMDecider
-    from wargraph.trace import read_trace
+    from wargraph.runs.trace import read_trace
+    from wargraph.seats.deciders import LLMDecider
 
     trace.unlink(missing_ok=True)
     seat = {"model": "embedded", "max_tokens": MAX_TOKENS, "seed": 0, "trace_path": str(trace)}
@@ -132,7 +132,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[str, Any]:
-    from wargraph.models import LlamaCppChat, embedded_model_path
+    from wargraph.models.chat import LlamaCppChat, embedded_model_path
 
     started, load_at_start = time.perf_counter(), load_average()
     asks = real_asks(2 if quick else 8)

@@ -1,4 +1,4 @@
-"""Benchmark 3: the embedded model (SmolLM2-135M-Instruct through `wargraph.models.LlamaCppChat`).
+"""Benchmark 3: the embedded model (SmolLM2-135M-Instruct through `wargraph.models.chat.LlamaCppChat`).
 
 - Calls per second and generated tokens per second, for free text and for grammar-constrained
   JSON (the way games call it).
@@ -78,7 +78,7 @@ def _system(tag: str = "") -> str:
 
 
 def _chat(temperature: float, max_tokens: int, path: str | None = None):
-    from wargraph.models import LlamaCppChat, embedded_model_path
+    from wargraph.models.chat import LlamaCppChat, embedded_model_path
 
     return LlamaCppChat(
         model_path=path or str(embedded_model_path()),
@@ -216,9 +216,9 @@ def game_order_reuse(families: list[str] | None, llama) -> list[dict[str, Any]]:
     """Per family: the share of prompt tokens that match the previous call's prompt from its
     beginning, and the same seat's previous prompt, over a scripted game's calls in the order it
     makes them. Prompts are rendered with the model's own chat template."""
-    from wargraph.context import GameContext
-    from wargraph.runner import play
-    from wargraph.trace import read_trace
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+    from wargraph.runs.trace import read_trace
 
     rows = []
     workdir = Path(tempfile.mkdtemp(prefix="wargraph-bench-reuse-"))
@@ -267,7 +267,7 @@ def replay_prompts(path: str, prompts: list[list[dict]], passes: int) -> dict[st
     ram_cache (its state copies included)."""
     from llama_cpp import LlamaRAMCache
 
-    from wargraph.models import load_llama
+    from wargraph.models.chat import load_llama
 
     with quiet_stderr():
         plain = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
@@ -311,7 +311,12 @@ def run(
 ) -> dict[str, Any]:
     """The embedded model by default; `model` names any `gguf:PATH` (every measure but the
     embedded crisis game) or `openai:MODEL@URL` (speed only: a server's cache is its own)."""
-    from wargraph.models import ModelRefError, _LocalLlama, embedded_model_path, parse_model_ref
+    from wargraph.models.chat import (
+        ModelRefError,
+        _LocalLlama,
+        embedded_model_path,
+        parse_model_ref,
+    )
 
     ref = parse_model_ref(model)
     if ref.provider == "scripted":
@@ -326,7 +331,7 @@ def run(
     path = ref.name if ref.provider == "gguf" else str(embedded_model_path())
     with quiet_stderr():
         # A load of its own (an earlier benchmark may have loaded the shared instance already).
-        from wargraph.models import load_llama
+        from wargraph.models.chat import load_llama
 
         t0 = time.perf_counter()
         fresh = load_llama(path, n_ctx=8192, n_threads=os.cpu_count() or 2, verbose=False)
@@ -336,8 +341,8 @@ def run(
     free = _chat(0.7, 64, path)
     _call(free, _system("warm-up"), FREE_PROMPT)  # first call pays one-off setup costs
     free_text = throughput(free, calls)
-    from wargraph.deciders import flat_json_schema, grammar_schema
     from wargraph.nodes.schemas import Plan
+    from wargraph.seats.deciders import flat_json_schema, grammar_schema
 
     schema = grammar_schema(flat_json_schema(Plan))
     structured = throughput(
@@ -398,9 +403,9 @@ def run(
 def run_endpoint(ref: Any, *, quick: bool, write: bool, show: bool) -> dict[str, Any]:
     """An OpenAI-compatible endpoint: calls per second and tokens per second, free text and
     schema-constrained JSON, as games call it (`chat_model`, `structured_kwargs`)."""
-    from wargraph.deciders import flat_json_schema, grammar_schema
-    from wargraph.models import chat_model, structured_kwargs
+    from wargraph.models.chat import chat_model, structured_kwargs
     from wargraph.nodes.schemas import Plan
+    from wargraph.seats.deciders import flat_json_schema, grammar_schema
 
     started, load_at_start = time.perf_counter(), load_average()
     calls = 2 if quick else 6
@@ -562,7 +567,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--model", default="embedded", help="embedded | gguf:PATH | openai:M@URL")
     args = parser.parse_args(argv)
-    from wargraph.models import ModelRefError
+    from wargraph.models.chat import ModelRefError
 
     try:
         return run(quick=args.quick, write=not args.no_write, model=args.model)

@@ -56,10 +56,10 @@ def play_measured(
     sampler: Sampler | None = None,
     meter: GameMeter | None = None,
 ) -> tuple[dict[str, Any], Any]:
-    """Play one game through `wargraph.runner.play` (records, trace and checkpoints as the CLI
+    """Play one game through `wargraph.runs.runner.play` (records, trace and checkpoints as the CLI
     writes them) and split its wall time."""
-    from wargraph.context import GameContext
-    from wargraph.runner import play
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
 
     run_dir = workdir / uuid.uuid4().hex[:8]
     db = None if saver == "memory" else run_dir / "game.sqlite"
@@ -204,7 +204,7 @@ _PROFILE_CATEGORIES = (
         lambda f, fn: f.startswith(("engine/", "renderer/")),
     ),
     ("engine: wargraph world code", lambda f, fn: f.startswith("worlds/")),
-    ("decider", lambda f, fn: f == "wargraph/deciders.py" and fn == "decide"),
+    ("decider", lambda f, fn: f == "src/wargraph/seats/deciders.py" and fn == "decide"),
     (
         "checkpoint: SQLite commit (fsync)",
         lambda f, fn: f == "sqlite/__init__.py" and fn == "cursor",
@@ -214,22 +214,33 @@ _PROFILE_CATEGORIES = (
         "checkpoint: other saver code",
         lambda f, fn: f in ("sqlite/__init__.py", "memory/__init__.py"),
     ),
-    ("trace.jsonl / records", lambda f, fn: f in ("wargraph/trace.py", "wargraph/records.py")),
+    (
+        "trace.jsonl / records",
+        lambda f, fn: f in ("src/wargraph/runs/trace.py", "src/wargraph/runs/records.py"),
+    ),
     (
         "views, prompts, table",
-        lambda f, fn: f in ("wargraph/views.py", "prompts/__init__.py", "wargraph/table.py"),
+        lambda f, fn: (
+            f
+            in (
+                "src/wargraph/kernel/views.py",
+                "src/wargraph/prompts/__init__.py",
+                "src/wargraph/kernel/table.py",
+            )
+        ),
     ),
-    ("scenario load / validate", lambda f, fn: f == "wargraph/scenario.py"),
+    ("scenario load / validate", lambda f, fn: f == "src/wargraph/kernel/scenario.py"),
     (
         "graph build / compile",
         lambda f, fn: (
-            (f, fn) in {("graph/state.py", "compile"), ("wargraph/graphkit.py", "build_game")}
+            (f, fn)
+            in {("graph/state.py", "compile"), ("src/wargraph/kernel/graphkit.py", "build_game")}
         ),
     ),
     (
         "runner setup (SQLite open, runs table)",
         lambda f, fn: (
-            f == "wargraph/runner.py"
+            f == "src/wargraph/runs/runner.py"
             and fn in ("sqlite_saver", "_connect", "_save_run", "_runs_table")
         ),
     ),
@@ -396,7 +407,7 @@ def run(
 
 def _load_embedded() -> None:
     """Load the embedded model before timing so the denominator is a game, not a model load."""
-    from wargraph.models import _LocalLlama, embedded_model_path
+    from wargraph.models.chat import _LocalLlama, embedded_model_path
 
     _LocalLlama.get(str(embedded_model_path()))
 

@@ -49,9 +49,9 @@ SEEDS = (0, 1, 2)
 
 def scenario_words(name: str, overrides: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The scenario's side names and its entities (the sides and the setting's proper nouns),
-    from the one place the game takes them (`wargraph.names.scenario_names`)."""
-    from wargraph.names import scenario_names
-    from wargraph.scenario import load_scenario
+    from the one place the game takes them (`wargraph.seats.names.scenario_names`)."""
+    from wargraph.kernel.scenario import load_scenario
+    from wargraph.seats.names import scenario_names
 
     sides, nouns = scenario_names(load_scenario(name, overrides))
     return sides, sorted({*sides, *nouns})
@@ -61,10 +61,10 @@ def play_one(
     family: str, model: str, seed: int, folder: Path, *, replay: bool = False
 ) -> dict[str, Any]:
     """One game on `model` (`replay`: the game already in `folder`, read again); its metrics."""
-    from wargraph.context import GameContext
-    from wargraph.records import load_record
-    from wargraph.runner import play
-    from wargraph.trace import read_trace
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.records import load_record
+    from wargraph.runs.runner import play
+    from wargraph.runs.trace import read_trace
 
     name, overrides = GAMES[family]
     out = folder / f"{family}-{seed}"
@@ -180,7 +180,7 @@ def run(
     seeds: list[int] | None = None,
     games: Path | None = None,
 ) -> dict[str, Any]:
-    from wargraph.models import parse_model_ref
+    from wargraph.models.chat import parse_model_ref
 
     started, load_at_start = time.perf_counter(), load_average()
     ref = str(parse_model_ref(model))  # a bad reference fails here, in one line
@@ -204,12 +204,12 @@ def run(
             f"{Q.ECHO_SHARE:.0%} of its word triples (or of one sentence's, 5 words or more) are "
             "in the instructions (system prompt and the user turn's closing, unquoted "
             "paragraphs); counted in the model's raw output and as recorded (the decider leaves "
-            "restating sentences out, wargraph.echoes)",
+            "restating sentences out, wargraph.seats.echoes)",
             f"misspelled: a capitalised word with difflib ratio >= {Q.NAME_RATIO} to a side's "
             "name that is neither the name, a form of it (the name, or the name less one or two "
             "letters, with a demonym's or plural's ending: 'Crimsonians', not 'Azuristania') nor "
             "a word of the prompt; counted in the model's raw output (trace) "
-            "and in the record's model-made events (after wargraph.names corrects near-misses "
+            "and in the record's model-made events (after wargraph.seats.names corrects near-misses "
             "of exactly one side's name in prose)",
             "repeated block: a '#' heading twice, a line of >= "
             f"{Q.BLOCK_CHARS} characters twice, or a list line whose items all appear elsewhere "
@@ -298,8 +298,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "record.json, as a run leaves them) instead of playing",
     )
     args = parser.parse_args(argv)
-    from wargraph.models import ModelRefError
-    from wargraph.records import RecordError
+    from wargraph.models.chat import ModelRefError
+    from wargraph.runs.records import RecordError
 
     try:
         return run(

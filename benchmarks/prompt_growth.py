@@ -57,7 +57,7 @@ def tokenizer():
     """The embedded model's tokenizer (a vocabulary-only load takes a fraction of a second)."""
     from llama_cpp import Llama
 
-    from wargraph.models import embedded_model_path
+    from wargraph.models.chat import embedded_model_path
 
     with quiet_stderr():
         return Llama(model_path=str(embedded_model_path()), vocab_only=True, verbose=False)
@@ -79,11 +79,11 @@ def play_traced(spec: FamilySpec, scenario: str, overrides: dict[str, Any], work
     """Play with the scripted decider; return the result, the trace's calls, and each call's
     prompt split into its parts (system, the role's view, its private notes, the question and
     answer format), taken where the agent seat assembles the user turn."""
-    import wargraph.agents as agents
-    from wargraph.context import GameContext
-    from wargraph.runner import play
-    from wargraph.trace import read_trace
-    from wargraph.views import unseen_notes
+    import wargraph.seats.agents as agents
+    from wargraph.kernel.context import GameContext
+    from wargraph.kernel.views import unseen_notes
+    from wargraph.runs.runner import play
+    from wargraph.runs.trace import read_trace
 
     trace = workdir / f"{spec.name}-{overrides.get('memory', 'default')}-{time.time_ns()}.jsonl"
     parts: dict[str, dict[str, str]] = {}
@@ -167,7 +167,7 @@ def run(
     write: bool = True,
     show: bool = True,
 ) -> dict[str, Any]:
-    from wargraph.scenario import load_scenario
+    from wargraph.kernel.scenario import load_scenario
 
     started, load_at_start = time.perf_counter(), load_average()
     specs = select_families(families or (["crisis"] if quick else None))
@@ -258,9 +258,9 @@ def embedded_crisis(workdir: Path, rounds: int = EMBEDDED_MOVES) -> dict[str, An
     """A real game on the embedded model, as `wargraph play azuristan_crimsonia --rounds 3`
     plays it: prompt tokens per move (the plans and the narration; post-game questions apart),
     from its trace.jsonl. Also returns the trace's calls (local_model reads their order)."""
-    from wargraph.context import GameContext
-    from wargraph.runner import play
-    from wargraph.trace import read_trace
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+    from wargraph.runs.trace import read_trace
 
     trace = workdir / f"embedded-crisis-{time.time_ns()}.jsonl"
     t0 = time.perf_counter()

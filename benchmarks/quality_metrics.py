@@ -13,7 +13,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from wargraph import echoes, names
+import wargraph.seats.echoes as echoes
+import wargraph.seats.names as names
 
 # --- answers as text --------------------------------------------------------------------------
 
@@ -88,7 +89,7 @@ def instructions_of(call: dict[str, Any]) -> str:
 
 
 def is_echo(answer: str, instructions: str) -> bool:
-    """An answer that repeats its instructions (wargraph.echoes: the format's or the length's
+    """An answer that repeats its instructions (wargraph.seats.echoes: the format's or the length's
     words, ECHO_SHARE of its word triples, or one sentence of 5+ words mostly the instructions')."""
     return echoes.is_echo(answer, instructions)
 
@@ -106,7 +107,7 @@ def misspelled_names(answer: str, sides: Iterable[str], known: Iterable[str]) ->
     against it, case-insensitive; for a word the language does not know, its stem less a
     demonym's ending counts too: "Azurlandian") but are neither the name, a word the prompt
     used, a form of the name ("Crimsonian", "Austrians", "German"; not "Azuristania":
-    `wargraph.names.is_form`), nor a common word of the language (Zipf frequency >=
+    `wargraph.seats.names.is_form`), nor a common word of the language (Zipf frequency >=
     COMMON_ZIPF: "LAND" and "FANCY" are no misspelt England and France, "ENGELAND" is). Rarer
     known words still count ("Azura"): the measure is stricter than the correction, which
     leaves every real name alone."""

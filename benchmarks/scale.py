@@ -123,7 +123,7 @@ def diplomacy_game(workdir: Path, pg: bool) -> dict[str, Any]:
     from benchmarks.common import FAMILIES
     from benchmarks.prompt_growth import play_traced, prompt_tokens
     from benchmarks.storage import play_to_db
-    from wargraph.context import GameContext
+    from wargraph.kernel.context import GameContext
 
     spec = next(f for f in FAMILIES if f.name == "diplomacy")
     result, calls = play_traced(spec, "diplomacy", {}, workdir)
@@ -181,7 +181,7 @@ def sqlite_row_bytes(db: Path, thread_id: str) -> int:
 
 
 def _threads(db: Path) -> list[str]:
-    from wargraph.runner import list_runs
+    from wargraph.runs.runner import list_runs
 
     return list_runs(db)
 

@@ -1,13 +1,13 @@
 """Benchmark 5: storage.
 
 Checkpoint bytes per round and per game as the runner's store keeps them (SQLite, blobs
-compressed, encrypted and sealed by `wargraph.store`): every checkpoint row (the game's and each
+compressed, encrypted and sealed by `wargraph.store.saver`): every checkpoint row (the game's and each
 agent seat's private namespace, metadata included) and every pending-write row, by their stored
 length, each assigned to the round the game was in when it was written. What each checkpoint
 holds is read back through the store's own saver (it decrypts and checks every checkpoint), one
 channel at a time. Then the time to resume a game from its checkpoint: a game stopped halfway
 (an exception at a step boundary, as a crash would leave it) is resumed with
-`wargraph.runner.resume`; the load of its state and the time to its first new step are reported.
+`wargraph.runs.runner.resume`; the load of its state and the time to its first new step are reported.
 
 Targets (issue 12): a 1901-1905 scripted Diplomacy game within 3 MB of checkpoints and a
 10-round scripted crisis within 300 kB (decimal units, seat namespaces included); in both, at
@@ -84,7 +84,7 @@ def read_back(db: Path, thread_id: str) -> dict[tuple[str, str], tuple[dict[str,
     """Per checkpoint: bytes of each channel as the store serialises it on its own
     (compressed and encrypted), and the game's round then (None in a seat's namespace). Read
     through the saver, which checks every checkpoint against its seal."""
-    from wargraph.store import open_saver
+    from wargraph.store.saver import open_saver
 
     out: dict[tuple[str, str], tuple[dict[str, int], Any]] = {}
     with open_saver(db, create=False) as saver:
@@ -164,8 +164,8 @@ def storage_targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def play_to_db(spec: FamilySpec, scenario: str, overrides: dict[str, Any], db: Path, stop_at=None):
-    from wargraph.context import GameContext
-    from wargraph.runner import play
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
 
     meter = GameMeter(spec.world)
 
@@ -193,8 +193,8 @@ def play_to_db(spec: FamilySpec, scenario: str, overrides: dict[str, Any], db: P
 
 def resume_timing(db: Path, thread_id: str) -> dict[str, Any]:
     """Load (scenario, graph, state) on its own, then a real resume to the end."""
-    from wargraph.runner import build_for, load_run, resume
-    from wargraph.store import open_saver
+    from wargraph.runs.runner import build_for, load_run, resume
+    from wargraph.store.saver import open_saver
 
     start = time.perf_counter()
     sc, _ = load_run(db, thread_id)
@@ -298,7 +298,7 @@ def run(
         started,
         load_at_start,
         quick=quick,
-        saver="the SQLite store as wargraph.runner opens it (compressed, encrypted, sealed)",
+        saver="the SQLite store as wargraph.runs.runner opens it (compressed, encrypted, sealed)",
         rows=rows,
         unavailable=unavailable,
         targets=storage_targets(rows),
@@ -404,7 +404,7 @@ def show_tables(p: dict[str, Any]) -> None:
             ],
             resume_rows,
             caption="load state = scenario from the run metadata + graph build + compile + "
-            "get_state; resume = wargraph.runner.resume",
+            "get_state; resume = wargraph.runs.runner.resume",
         )
     )
     console.print(targets_table("Storage targets (issue 12)", p["targets"]))

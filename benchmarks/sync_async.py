@@ -66,7 +66,7 @@ class Game:
         return {"configurable": {"thread_id": self.thread_id}, "recursion_limit": 10_000}
 
     def start(self, saver: Any) -> Any:
-        from wargraph.runner import game_graph
+        from wargraph.runs.runner import game_graph
 
         run = {"scenario": self.scenario.model_dump(), "context": dataclasses.asdict(self.context)}
         saver.register_run(self.thread_id, run)
@@ -77,15 +77,15 @@ class Game:
         return {"scenario": self.scenario.model_dump()}
 
     def record(self, values: dict[str, Any]) -> str:
-        from wargraph.records import build_record
+        from wargraph.runs.records import build_record
 
         # one thread id for both ways: the records are compared byte for byte
         return json.dumps(build_record(values, thread_id="game"), sort_keys=True)
 
 
 def play_sync(db: str, game: Game) -> str:
-    from wargraph.lease import lease
-    from wargraph.store import open_saver
+    from wargraph.store.lease import lease
+    from wargraph.store.saver import open_saver
 
     with lease(db, game.thread_id, command="bench"), open_saver(db) as saver:
         graph = game.start(saver)
@@ -94,8 +94,8 @@ def play_sync(db: str, game: Game) -> str:
 
 
 async def play_async(db: str, game: Game) -> str:
-    from wargraph.lease import lease
-    from wargraph.store import in_thread, open_async_saver
+    from wargraph.store.lease import lease
+    from wargraph.store.saver import in_thread, open_async_saver
 
     async with (
         in_thread(lease(db, game.thread_id, command="bench")),
@@ -110,8 +110,8 @@ async def play_async(db: str, game: Game) -> str:
 
 
 def games(model: str, n: int, tag: str) -> list[Game]:
-    from wargraph.context import GameContext
-    from wargraph.runner import check_scenario
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import check_scenario
 
     sc = check_scenario(GAME, OVERRIDES)
     return [
@@ -202,7 +202,7 @@ def store_url(store: str, workdir: Path) -> Iterator[str]:
         try:
             yield url
         finally:
-            from wargraph.store import close
+            from wargraph.store.saver import close
 
             close(url)
 
@@ -213,7 +213,7 @@ def store_url(store: str, workdir: Path) -> Iterator[str]:
 def run(
     *, quick: bool = False, write: bool = True, show: bool = True, ns: tuple[int, ...] | None = None
 ) -> dict[str, Any]:
-    from wargraph.models import set_endpoint_concurrency
+    from wargraph.models.chat import set_endpoint_concurrency
 
     started, load_at_start = time.perf_counter(), load_average()
     ns = ns or (QUICK_NS if quick else NS)

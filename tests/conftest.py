@@ -14,7 +14,7 @@ os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
 @pytest.fixture
 def scripted():
     """A run context for the scripted decider (deterministic, seeded; plays no strategy)."""
-    from wargraph.context import GameContext
+    from wargraph.kernel.context import GameContext
 
     def make(tmp_path=None, **kw):
         trace = str(tmp_path / "trace.jsonl") if tmp_path is not None else None
@@ -56,7 +56,7 @@ def entry_points(monkeypatch):
     declare): `entry_points(name="module:FAMILY", ...)`; undone after the test."""
     import importlib.metadata
 
-    from wargraph import families
+    import wargraph.kernel.families as families
 
     def install(**targets: str) -> None:
         eps = [

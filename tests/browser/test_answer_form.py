@@ -1,4 +1,4 @@
-"""The answer form a person fills in on the seat page (wargraph/web/common.js `buildForm`), in real
+"""The answer form a person fills in on the seat page (src/wargraph/web/common.js `buildForm`), in real
 headless Chromium, for the schemas people get: a Diplomacy power's messages as rows (recipient,
 text) instead of a JSON box, read back into an answer the game's own model accepts; a half-filled
 row and a JSON field's bad text are errors that name the field."""
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser.test_play_in_browsers import _shot
-from wargraph.deciders import flat_json_schema
-from wargraph.worlds.diplomacy.schemas import messages_schema, orders_text_schema
+from wargraph.games.diplomacy.schemas import messages_schema, orders_text_schema
+from wargraph.seats.deciders import flat_json_schema
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 

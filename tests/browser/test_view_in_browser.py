@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser.test_play_in_browsers import _shot
-from wargraph.context import GameContext
-from wargraph.runner import play
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
 from wargraph.view import write_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wargraph.context import GameContext
-from wargraph.runner import game_graph, play
-from wargraph.scenario import load_scenario
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import game_graph, play
 
 FINGERPRINTS = Path(__file__).with_name("fingerprints.json")
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.test_bargain_plugin import SCENARIO, of_kind, plugin  # noqa: F401  (fixture)
-from wargraph.context import GameContext
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(900)]
 

@@ -9,9 +9,9 @@ import pytest
 
 from benchmarks.common import free_port
 from benchmarks.fake_endpoint import FakeEndpoint
-from wargraph.batch import GameSpec, play_many
-from wargraph.context import GameContext
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.runs.batch import GameSpec, play_many
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(120)]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.runner import play
-from wargraph.trace import read_trace
-from wargraph.worlds.blotto import check_allocation, score_fronts
+from wargraph.games.blotto.world import check_allocation, score_fronts
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(900)]
 

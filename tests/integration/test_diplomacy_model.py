@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.runner import play
-from wargraph.trace import read_trace
-from wargraph.worlds import diplomacy as W
+import wargraph.games.diplomacy.rules as W
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(600)]
 

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.deciders import flat_json_schema, grammar_schema
-from wargraph.models import LlamaCppChat, embedded_model_path
+from wargraph.kernel.context import GameContext
+from wargraph.models.chat import LlamaCppChat, embedded_model_path
 from wargraph.nodes.schemas import Adjudication, choice_schema
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import flat_json_schema, grammar_schema
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(600)]
 
@@ -35,7 +35,7 @@ def test_grammar_holds_for_enums_on_the_embedded_model():
 
 def test_a_side_name_the_model_starts_is_written_whole_with_keep_names():
     """The embedded model, greedy, goes on from "... and Azur" with "Azuria"; with the sides'
-    names kept (wargraph.sampling.NameKeeper) it writes "Azuristan"."""
+    names kept (wargraph.models.sampling.NameKeeper) it writes "Azuristan"."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
     model = LlamaCppChat(model_path=str(embedded_model_path()), max_tokens=20, temperature=0.0)

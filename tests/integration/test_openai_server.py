@@ -13,11 +13,11 @@ import pytest
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from wargraph.context import GameContext
-from wargraph.deciders import flat_json_schema, grammar_schema, parse_answer
-from wargraph.models import chat_model, embedded_model_path
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.models.chat import chat_model, embedded_model_path
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import flat_json_schema, grammar_schema, parse_answer
 
 pytestmark = [pytest.mark.model, pytest.mark.server, pytest.mark.timeout(600)]
 

@@ -12,10 +12,10 @@ import sys
 import pytest
 import yaml
 
-from wargraph.context import GameContext
-from wargraph.models import embedded_model_path
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.models.chat import embedded_model_path
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.timeout(600)]
 

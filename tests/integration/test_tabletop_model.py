@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.graphs.tabletop import OUTCOME_TEXT, roll_die
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.games.tabletop.graph import OUTCOME_TEXT, roll_die
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(300)]
 

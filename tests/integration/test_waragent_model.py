@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.runner import play
-from wargraph.scenario import load_scenario
-from wargraph.trace import read_trace
-from wargraph.worlds.waragent import Situation, validate
+from wargraph.games.waragent.rules import Situation, validate
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.timeout(300)]
 

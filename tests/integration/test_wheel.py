@@ -79,11 +79,11 @@ def test_the_wheel_carries_every_package_and_data_file_without_warnings(built):
     names = set(zipfile.ZipFile(wheel).namelist())
     sources = {  # every module and data file of the source folders, by its place in the wheel
         "wargraph": ROOT / "wargraph",
-        "wargraph/graphs": ROOT / "graphs",
-        "wargraph/nodes": ROOT / "nodes",
-        "wargraph/evals": ROOT / "evals",
-        "wargraph/prompts": ROOT / "prompts",
-        "wargraph/scenarios": ROOT / "scenarios",
+        "src/wargraph/graphs": ROOT / "graphs",
+        "src/wargraph/nodes": ROOT / "nodes",
+        "src/wargraph/evals": ROOT / "evals",
+        "src/wargraph/prompts": ROOT / "prompts",
+        "src/wargraph/scenarios": ROOT / "scenarios",
     }
     shipped = (".py", ".txt", ".yaml", ".yml", ".html", ".js", ".css")
     wanted = {
@@ -94,7 +94,7 @@ def test_the_wheel_carries_every_package_and_data_file_without_warnings(built):
     }
     missing = sorted(wanted - names)
     assert not missing, f"left out of the wheel: {missing[:20]}"
-    assert "wargraph/worlds/waragent/game.py" in names and "wargraph/web/play.js" in names
+    assert "src/wargraph/games/waragent/game.py" in names and "src/wargraph/web/play.js" in names
     assert not re.search(r"(?i)warning", log), log[-3000:]
 
 

@@ -10,7 +10,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-from wargraph import families
+import wargraph.kernel.families as families
 
 
 def pyproject(dist: str, entry_points: dict[str, str], package: str, data: str = "") -> str:

@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
     mode, db, thread = argv[:3]
     if mode == "take":
         _skew(float(argv[3]) if len(argv) > 3 else 0.0)
-        from wargraph.lease import GameHeld, lease
+        from wargraph.store.lease import GameHeld, lease
 
         try:
             with lease(db, thread, command="take"):
@@ -43,9 +43,9 @@ def main(argv: list[str]) -> int:
 
     if mode == "resume":
         _skew(float(argv[3]) if len(argv) > 3 else 0.0)
-    from wargraph.context import GameContext
-    from wargraph.runner import play, resume
-    from wargraph.store import StoreError
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play, resume
+    from wargraph.store.saver import StoreError
 
     def progress(node, values):
         print(f"step {node}", flush=True)

@@ -39,7 +39,7 @@ class Family:
 
     @property
     def module(self) -> str:
-        return f"wargraph.graphs.{self.name}"
+        return f"wargraph.games.{self.name}.graph"
 
     def available(self) -> bool:
         """Landed and importable (for tests that mix families rather than parametrize them)."""
@@ -60,7 +60,7 @@ class Family:
             if self.landed:
                 raise
             pytest.skip(f"the {self.name} family does not import yet ({err})")
-        from wargraph.scenario import shipped_scenarios
+        from wargraph.kernel.scenario import shipped_scenarios
 
         if self.scenario in shipped_scenarios():
             return self.scenario
@@ -91,7 +91,7 @@ def family_params() -> list[Any]:
 
 def first_shipped(family: str) -> str | None:
     """A shipped scenario of this family, for families whose scenario name is not settled."""
-    from wargraph.scenario import shipped_scenarios
+    from wargraph.kernel.scenario import shipped_scenarios
 
     for name, path in sorted(shipped_scenarios().items()):
         text = path.read_text(encoding="utf-8")
@@ -293,8 +293,8 @@ def user_of(entry: dict[str, Any]) -> str:
 def stopped_game(db: str, thread_id: str, *, seed: int = 0) -> None:
     """A two-round scripted crisis stopped after its first step (as a crash would stop it), so
     the store holds a game that is neither finished nor new."""
-    from wargraph.context import GameContext
-    from wargraph.runner import play
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
 
     class Stop(Exception):
         pass

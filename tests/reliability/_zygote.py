@@ -30,13 +30,13 @@ from contextlib import contextmanager
 from typing import Any
 
 # Warm imports before any fork (the families that exist in this work tree).
-import wargraph.runner  # noqa: F401
-from wargraph.context import GameContext
+import wargraph.runs.runner  # noqa: F401
+from wargraph.kernel.context import GameContext
 
 for _family in ("crisis", "flow", "tabletop", "waragent", "diplomacy"):
     # a family still being written may not import yet: its tests are skipped by the suite
     with contextlib.suppress(Exception):
-        importlib.import_module(f"wargraph.graphs.{_family}")
+        importlib.import_module(f"wargraph.games.{_family}.graph")
 
 
 class Hooks:
@@ -58,7 +58,7 @@ class Hooks:
     def install(self) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        from wargraph.deciders import ScriptedDecider
+        from wargraph.seats.deciders import ScriptedDecider
 
         hooks = self
         decide = ScriptedDecider.decide
@@ -86,7 +86,7 @@ class Hooks:
 
     def install_postgres(self) -> None:
         """The same points on PostgreSQL: a write is a transaction of the saver's cursor."""
-        from wargraph.store import saver_class
+        from wargraph.store.saver import saver_class
 
         hooks = self
         cls = saver_class("postgres")
@@ -105,7 +105,7 @@ class Hooks:
 
 
 def run_child(job: dict[str, Any]) -> None:
-    from wargraph.runner import play, resume
+    from wargraph.runs.runner import play, resume
 
     hooks = Hooks(job.get("kill_at"), int(job.get("k") or 0))
     hooks.install()

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import build_for, load_run, play
-from wargraph.store import DamagedCheckpoint, open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import build_for, load_run, play
+from wargraph.store.saver import DamagedCheckpoint, open_saver
 
 THREAD = "damaged"
 FLIPS = 12

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.reliability._support import FakeEndpoint, closed_port
-from wargraph.context import GameContext
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 from wargraph.worlds import FALLBACK_PLAN
 
 # One player and the control, one round, no post-game questions: two asks (a plan and the

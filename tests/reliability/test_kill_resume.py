@@ -23,9 +23,9 @@ from tests.reliability._support import (
     family_params,
 )
 from tests.stores import params, store
-from wargraph.context import GameContext
-from wargraph.runner import GameError, list_runs, load_run, play, resume
-from wargraph.store import open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import GameError, list_runs, load_run, play, resume
+from wargraph.store.saver import open_saver
 
 SEED = 11
 TID = "killed-game"

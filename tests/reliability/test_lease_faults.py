@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.reliability._support import stopped_game
-from wargraph.runner import build_for, load_run, resume
-from wargraph.store import open_saver
+from wargraph.runs.runner import build_for, load_run, resume
+from wargraph.store.saver import open_saver
 
 CHILD = str(Path(__file__).with_name("_lease_child.py"))
 # what the old heartbeat lease allowed a pause to last; the lease no longer has such a limit
@@ -129,8 +129,8 @@ def _cut_off(db: str, thread: str) -> None:
     if not db.startswith("postgresql"):
         shutil.rmtree(f"{db}.leases")
         return
-    from wargraph.lease import advisory_key, store_id
-    from wargraph.store import own_sql
+    from wargraph.store.lease import advisory_key, store_id
+    from wargraph.store.saver import own_sql
 
     with own_sql(db) as sql:
         key = advisory_key(store_id(sql), thread) & 0xFFFFFFFFFFFFFFFF
@@ -178,7 +178,7 @@ def _unshare_or_skip() -> tuple[str, ...]:
 def test_a_holder_in_another_pid_namespace_is_refused(store_db):
     """Two containers with one hostname: pids say nothing across pid namespaces."""
     prefix = _unshare_or_skip()
-    from wargraph.lease import lease
+    from wargraph.store.lease import lease
 
     with lease(store_db, "spaces", command="play"):
         other = _child("take", store_db, "spaces", prefix=prefix)
@@ -194,7 +194,7 @@ def test_a_holder_in_another_pid_namespace_is_refused(store_db):
 def test_a_clock_off_by_45_s_decides_nothing(store_db, offset):
     """A taker whose clocks are 45 s off is refused a live lease, and takes it at once when
     it is free."""
-    from wargraph.lease import lease
+    from wargraph.store.lease import lease
 
     with lease(store_db, "clock", command="play"):
         time.sleep(0.1)

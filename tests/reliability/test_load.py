@@ -15,10 +15,10 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from tests.reliability._support import Family
-from wargraph.context import GameContext
-from wargraph.runner import build_for, game_graph, play
-from wargraph.scenario import load_scenario
-from wargraph.store import open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import build_for, game_graph, play
+from wargraph.store.saver import open_saver
 
 GAMES = 20
 # (graph id on the server, its default scenario, overrides): families mixed, seeds all different

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tests.reliability._support import FakeEndpoint, closed_port
-from wargraph.context import GameContext
-from wargraph.faults import ModelUnavailable, summarize
-from wargraph.runner import play, resume
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.models.faults import ModelUnavailable, summarize
+from wargraph.runs.runner import play, resume
+from wargraph.runs.trace import read_trace
 
 SCENARIO = {
     "title": "Fault drill",
@@ -77,7 +77,7 @@ def test_a_model_that_cannot_load_stops_at_its_first_call(tmp_path):
 
 
 def test_faults_in_a_row_count_per_game_and_an_answer_resets_them():
-    from wargraph.faults import streaks
+    from wargraph.models.faults import streaks
 
     assert streaks.failed("game-a") == 1 and streaks.failed("game-a") == 2
     assert streaks.failed("game-b") == 1

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from tests.reliability._support import stopped_game
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import GameError, list_runs, load_run, play, resume
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import GameError, list_runs, load_run, play, resume
 
 SCENARIO = "azuristan_crimsonia"
 
@@ -106,7 +106,7 @@ def test_a_refused_play_changes_nothing(store_db, tmp_path):
 def test_settings_exist_exactly_when_the_first_checkpoint_does(store_db, monkeypatch):
     """The scenario and settings go with the first checkpoint: a game whose first write
     fails leaves neither, and plays again as new."""
-    from wargraph.store import saver_class
+    from wargraph.store.saver import saver_class
 
     kind = "postgres" if store_db.startswith("postgresql") else "sqlite"
     cls = saver_class(kind)
@@ -142,7 +142,7 @@ def test_holders_are_what_the_locks_say(store_db):
     """`holders` (what `wargraph games` shows as playing) asks the lock itself: a lease held
     now is listed with the name its holder gave, one given back is not, whatever the table
     still says; a taker is never refused because a listing looked at its lock."""
-    from wargraph.lease import GameHeld, holders, lease
+    from wargraph.store.lease import GameHeld, holders, lease
 
     with lease(store_db, "live", command="resume"):
         with lease(store_db, "gone"):
@@ -185,12 +185,12 @@ def test_game_over_is_printed_only_for_a_finished_game(store_db, tmp_path):
     """A game that stops before its end (here: interrupted after its first step) is reported
     as stopped, with a non-zero exit, never as "Game over"."""
     from wargraph.cli import _report
-    from wargraph.runner import PlayResult
+    from wargraph.runs.runner import PlayResult
 
     stopped_game(store_db, "cut")
     sc, _ = load_run(store_db, "cut")
-    from wargraph.runner import build_for
-    from wargraph.store import open_saver
+    from wargraph.runs.runner import build_for
+    from wargraph.store.saver import open_saver
 
     with open_saver(store_db) as saver:
         values = (

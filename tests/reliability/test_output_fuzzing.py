@@ -20,11 +20,14 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
-import wargraph.deciders as deciders
+import wargraph.seats.deciders as deciders
 from tests.plugins import bargain
 from tests.reliability._support import FAMILIES, Family
-from wargraph.context import GameContext
-from wargraph.deciders import (
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import (
     HumanDecider,
     LLMDecider,
     ScriptedDecider,
@@ -33,18 +36,15 @@ from wargraph.deciders import (
     schema_for,
     scripted_value,
 )
-from wargraph.runner import play
-from wargraph.scenario import load_scenario
-from wargraph.trace import read_trace
 
 # Import every module that registers answer schemas (the families that have landed and the
 # control's post-hoc asks), so the parameters are the same whatever other test modules were
-# collected first: `wargraph.posthoc` registers `prepared_scenario` when imported, and an
+# collected first: `wargraph.runs.posthoc` registers `prepared_scenario` when imported, and an
 # earlier module importing it (evals.judge does) used to add a schema no capture asked.
 for _family in FAMILIES:
     if _family.landed:
         importlib.import_module(_family.module)
-POSTHOC = importlib.import_module("wargraph.posthoc")
+POSTHOC = importlib.import_module("wargraph.runs.posthoc")
 # wargraph's own schemas: a test plug-in's (registered when another test module imports it)
 # are asked and checked by that plug-in's tests
 REGISTERED = sorted(set(deciders._SCHEMAS) - set(bargain.SCHEMAS))
@@ -113,7 +113,7 @@ def real_asks() -> dict[str, list[dict[str, Any]]]:
                 db=None,
                 human_io=scripted_person,
             )
-        # the control outside a game asks through the same deciders (wargraph.posthoc)
+        # the control outside a game asks through the same deciders (wargraph.runs.posthoc)
         POSTHOC.prepare_scenario("Two neighbours dispute a river's water.", model="scripted")
         for options in (["yes", "no"], []):
             POSTHOC.ask_record(

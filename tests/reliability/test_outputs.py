@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import GameError, list_runs, play
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import GameError, list_runs, play
 
 SCENARIO = "azuristan_crimsonia"
 FAULT = {"event": "fault", "role": "azuristan", "error": "earlier game (test)"}
@@ -53,7 +53,7 @@ def test_an_earlier_games_trace_is_never_counted(tmp_path):
     # the same thread played again (killed before its first checkpoint) starts a new trace
     _play(db, tmp_path / "own", "again")
     (tmp_path / "own" / "trace.jsonl").write_text(json.dumps(FAULT) + "\n")
-    from wargraph.store import open_saver
+    from wargraph.store.saver import open_saver
 
     with open_saver(db) as saver:  # forget the game, keep its folder (as a kill would)
         saver.delete_thread("again")
@@ -81,7 +81,7 @@ def test_the_record_is_written_last(tmp_path, monkeypatch):
 
 def test_a_failed_write_leaves_no_partial_file(tmp_path, monkeypatch):
     """A disk that fills while the record is written: a clear error, no `.tmp` left."""
-    from wargraph.records import write_record
+    from wargraph.runs.records import write_record
 
     out = tmp_path / "out"
     out.mkdir()

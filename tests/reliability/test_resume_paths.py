@@ -5,7 +5,7 @@ both stores, SQLite and PostgreSQL), and the seat's memory must stay in its own 
 
 Regressions: LangGraph continues a `checkpointer=True` subgraph from its last checkpoint whenever
 the parent resumes, ignoring a plain input; an agent seat that had not started its asks handed
-back the previous step's answers, and every game looped forever at breakpoints (wargraph/agents.py
+back the previous step's answers, and every game looped forever at breakpoints (src/wargraph/seats/agents.py
 now always enters the seat through a Command to `begin`). A retry of the parent's seat node
 called the seat's subgraph a second time from one task, which LangGraph stores under another
 namespace (`agent_<role>|1`): the retried step vanished from the seat's memory (the retry now
@@ -16,11 +16,11 @@ from __future__ import annotations
 import pytest
 
 from tests.reliability._support import Family, family_params
-from wargraph.context import GameContext
-from wargraph.deciders import ScriptedDecider
-from wargraph.runner import build_for
-from wargraph.scenario import load_scenario
-from wargraph.store import open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import build_for
+from wargraph.seats.deciders import ScriptedDecider
+from wargraph.store.saver import open_saver
 
 SEED = 4
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from tests.reliability._support import FAMILIES
 from wargraph.cli import app
-from wargraph.runner import check_scenario
-from wargraph.scenario import ScenarioError, shipped_scenarios
+from wargraph.kernel.scenario import ScenarioError, shipped_scenarios
+from wargraph.runs.runner import check_scenario
 
 FUZZ = settings(
     max_examples=60,

@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import build_for, list_runs, load_run, play
-from wargraph.store import KEY_ENV, DamagedCheckpoint, StoreError, open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import build_for, list_runs, load_run, play
+from wargraph.store.saver import KEY_ENV, DamagedCheckpoint, StoreError, open_saver
 
 A, B = "game-a", "game-b"  # one character apart
 

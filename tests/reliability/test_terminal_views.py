@@ -12,6 +12,7 @@ import json
 import pytest
 from rich.console import Console
 
+import wargraph.cli as cli
 from tests.reliability._support import Family, family_params
 from tests.reliability.test_prompt_injection import (
     SCENARIOS,
@@ -21,9 +22,8 @@ from tests.reliability.test_prompt_injection import (
     run,
     visible_to,
 )
-from wargraph import cli
-from wargraph.scenario import load_scenario
-from wargraph.terminal import audience_filter
+from wargraph.kernel.scenario import load_scenario
+from wargraph.seats.terminal import audience_filter
 
 # Families whose progress holds events some seat may not see (so the filter is tested there):
 # a private inject is set below for crisis; waragent private verdicts, blotto private

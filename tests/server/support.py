@@ -27,7 +27,7 @@ KEY_CANARY = "sk-canary-of-the-operator"  # the server's OPENAI_API_KEY
 def game_server(folder: Path) -> Iterator[Server]:
     """A server in `folder` (its own state, log and secret) on a free loopback port, with one
     registered scenario (a retitled copy of azuristan_crimsonia)."""
-    from wargraph.scenario import shipped_scenarios
+    from wargraph.kernel.scenario import shipped_scenarios
     from wargraph.server.serve import free_port
 
     text = shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wargraph.scenario import ScenarioError
+import wargraph.server.graphs as factories
+from wargraph.kernel.scenario import ScenarioError
 from wargraph.server import FAMILIES
-from wargraph.server import graphs as factories
 from wargraph.server.seats import (
     TokenError,
     bearer,
@@ -206,7 +206,7 @@ def test_a_name_from_a_request_is_never_read_as_a_file(tmp_path, monkeypatch):
 
 
 def test_scenario_text_is_read_like_a_file_without_aliases():
-    from wargraph.scenario import shipped_scenarios
+    from wargraph.kernel.scenario import shipped_scenarios
     from wargraph.server.catalog import read_text
 
     text = shipped_scenarios()["azuristan_crimsonia"].read_text(encoding="utf-8")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from wargraph import models
-from wargraph.models import ModelRefError, chat_model
-from wargraph.server import endpoints
+import wargraph.models.chat as models
+import wargraph.server.endpoints as endpoints
+from wargraph.models.chat import ModelRefError, chat_model
 from wargraph.server.endpoints import (
     ALLOWED_ENV,
     parse_allowed,
@@ -128,9 +128,9 @@ def test_run_settings_within_bounds_pass():
 
 def test_a_game_stopped_by_the_allow_list_says_so(monkeypatch, tmp_path):
     """Not "once the model answers": a refused model is the operator's choice, not a fault."""
-    from wargraph.context import GameContext
-    from wargraph.faults import ModelUnavailable
-    from wargraph.runner import play
+    from wargraph.kernel.context import GameContext
+    from wargraph.models.faults import ModelUnavailable
+    from wargraph.runs.runner import play
 
     monkeypatch.setenv(ALLOWED_ENV, "openai:*@http://127.0.0.1:9/v1")
     monkeypatch.setattr(models, "_policy", None)

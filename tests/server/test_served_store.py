@@ -13,15 +13,15 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+import wargraph.store.saver as stores
 from benchmarks.fake_endpoint import FakeEndpoint
 from tests.server.support import bearer, sdk, wait_for
 from tests.stores import params, store
 from tests.unit.test_view import payload_of
-from wargraph import store as stores
 from wargraph.cli import app
-from wargraph.lease import GameHeld, holders, lease
-from wargraph.runner import list_runs, load_run, resume
+from wargraph.runs.runner import list_runs, load_run, resume
 from wargraph.server.serve import ServeError, free_port, running, start
+from wargraph.store.lease import GameHeld, holders, lease
 from wargraph.view import stored_record
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]

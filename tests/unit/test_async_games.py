@@ -18,13 +18,13 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from tests.stores import params, store
-from wargraph.context import GameContext
-from wargraph.games import list_games
-from wargraph.lease import lease
-from wargraph.records import build_record
-from wargraph.runner import check_scenario, game_graph, list_runs, load_run, play
-from wargraph.scenario import Scenario
-from wargraph.store import LeaseLost, in_thread, open_async_saver, own_sql
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import Scenario
+from wargraph.runs.listing import list_games
+from wargraph.runs.records import build_record
+from wargraph.runs.runner import check_scenario, game_graph, list_runs, load_run, play
+from wargraph.store.lease import lease
+from wargraph.store.saver import LeaseLost, in_thread, open_async_saver, own_sql
 
 # one scripted game of each family, small enough for a unit test
 GAMES = {
@@ -240,7 +240,7 @@ def test_a_store_is_closed_only_after_its_last_call_in_a_worker_thread(tmp_path)
     """A task awaiting an async read is cancelled (the game stops on an error) while the read
     still runs in its thread: closing the SQLite connection under it crashed the process
     (a segfault seen once in the suite). Closing now waits for the call."""
-    from wargraph.store import open_saver
+    from wargraph.store.saver import open_saver
 
     started, release, order = threading.Event(), threading.Event(), []
 

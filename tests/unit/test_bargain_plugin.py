@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
+import wargraph.kernel.families as families
 from tests.plugins import bargain
-from wargraph import families
-from wargraph.context import GameContext
-from wargraph.deciders import INTERRUPT_VERSION
 from wargraph.evals.experiment import load_experiment, run_experiment
 from wargraph.evals.judge import family_measures
-from wargraph.families import Family, FamilyError
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.families import Family, FamilyError
 from wargraph.prompts import PromptError, family_prompts, load_prompt, render_prompt
-from wargraph.runner import play
+from wargraph.runs.runner import play
+from wargraph.seats.deciders import INTERRUPT_VERSION
 
 SCENARIO = str(Path(bargain.__file__).with_name("three_way.yaml"))
 
@@ -122,7 +122,10 @@ def test_a_missing_prompts_package_is_a_clear_error(monkeypatch, entry_points):
 
 
 GHOST = Family(
-    "ghost", "wargraph.scenario:Scenario", "wargraph.graphs.crisis", prompts="no_such_prompts_pkg"
+    "ghost",
+    "wargraph.kernel.scenario:Scenario",
+    "wargraph.games.crisis.graph",
+    prompts="no_such_prompts_pkg",
 )
 
 
@@ -177,8 +180,8 @@ def test_a_misspelled_measures_reference_is_named(monkeypatch, entry_points, tmp
 
 TYPO = Family(
     "typo",
-    "wargraph.scenario:Scenario",
-    "wargraph.graphs.crisis",
+    "wargraph.kernel.scenario:Scenario",
+    "wargraph.games.crisis.graph",
     measures="tests.plugins.bargain:record_measure",
 )
 
@@ -225,8 +228,8 @@ def test_a_family_reference_not_of_the_form_module_function_is_reported(monkeypa
 
 NO_COLON = Family(
     "nocolon",
-    "wargraph.scenario:Scenario",
-    "wargraph.graphs.crisis",
+    "wargraph.kernel.scenario:Scenario",
+    "wargraph.games.crisis.graph",
     measures="tests.plugins.bargain",
 )
 
@@ -247,8 +250,8 @@ def test_a_missing_template_during_play_is_one_line(plugin, monkeypatch, tmp_pat
 def test_a_secretary_mounted_twice_does_not_repeat_its_verdicts(plugin):
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from wargraph.runner import thread_config
-    from wargraph.scenario import load_scenario
+    from wargraph.kernel.scenario import load_scenario
+    from wargraph.runs.runner import thread_config
 
     sc = load_scenario(SCENARIO)
     values = (

@@ -1,4 +1,4 @@
-"""Many games at once in one process (`wargraph.batch.play_many`) with the scripted decider:
+"""Many games at once in one process (`wargraph.runs.batch.play_many`) with the scripted decider:
 each game its own thread id, checkpoints and records; one game's failure stays its own; a bad
 scenario fails before any game starts; Ctrl-C stops the rest; the per-endpoint call limit."""
 
@@ -8,18 +8,18 @@ import json
 
 import pytest
 
-from wargraph.batch import GameSpec, play_many
-from wargraph.context import GameContext
-from wargraph.lease import lease
-from wargraph.models import (
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import ScenarioError
+from wargraph.models.chat import (
     ModelRefError,
     endpoint_concurrency,
     endpoint_limit,
     parse_model_ref,
     set_endpoint_concurrency,
 )
-from wargraph.runner import list_runs, resume
-from wargraph.scenario import ScenarioError
+from wargraph.runs.batch import GameSpec, play_many
+from wargraph.runs.runner import list_runs, resume
+from wargraph.store.lease import lease
 
 SHORT = {"rounds": 1, "questions": []}
 

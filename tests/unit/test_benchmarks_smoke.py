@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks import BENCHMARKS, common
 from benchmarks.common import Intervals, target, union_length, write_result
-from wargraph.trace import read_trace
+from wargraph.runs.trace import read_trace
 
 
 @pytest.mark.parametrize("name", BENCHMARKS)

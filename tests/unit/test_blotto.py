@@ -12,13 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.deciders import flat_json_schema, parse_answer, schema_for
-from wargraph.graphs.blotto import build
-from wargraph.runner import play
-from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.trace import read_trace
-from wargraph.worlds.blotto import (
+from wargraph.games.blotto.graph import build
+from wargraph.games.blotto.world import (
     SCHEMA,
     BlottoScenario,
     check_allocation,
@@ -27,6 +22,11 @@ from wargraph.worlds.blotto import (
     scale_down,
     score_fronts,
 )
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import flat_json_schema, parse_answer, schema_for
 
 FRONTS = ["west", "centre", "east"]
 POINTS = {"west": 1.0, "centre": 1.0, "east": 2.0}

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from wargraph.bots import BotDecider
-from wargraph.models import ModelRefError, parse_model_ref
-from wargraph.worlds import diplomacy as W
-from wargraph.worlds.blotto_bots import best_response, fixed_split
-from wargraph.worlds.diplomacy.bots import greedy, random_legal
-from wargraph.worlds.diplomacy.orders import legal_orders
+import wargraph.games.diplomacy.rules as W
+from wargraph.games.blotto.bots import best_response, fixed_split
+from wargraph.games.diplomacy.bots import greedy, random_legal
+from wargraph.games.diplomacy.orders import legal_orders
+from wargraph.models.chat import ModelRefError, parse_model_ref
+from wargraph.seats.bots import BotDecider
 
 
 def test_bot_references():
@@ -94,8 +94,8 @@ def test_blotto_fixed_and_best_response():
 
 
 def test_a_bot_answers_other_asks_like_the_scripted_decider():
-    import wargraph.worlds.diplomacy.schemas  # noqa: F401  (registers the orders schema)
-    from wargraph.deciders import ScriptedDecider, schema_for
+    import wargraph.games.diplomacy.schemas  # noqa: F401  (registers the orders schema)
+    from wargraph.seats.deciders import ScriptedDecider, schema_for
 
     ask = {
         "id": "m",
@@ -128,9 +128,10 @@ def test_a_bot_answers_other_asks_like_the_scripted_decider():
 )
 def test_only_bot_seats_get_facts(tmp_path, monkeypatch, scenario, overrides, bot_seat, other):
     """The board facts ride on a bot's asks only: a model's asks (and checkpoints) stay lean."""
-    from wargraph import bots, deciders
-    from wargraph.context import GameContext
-    from wargraph.runner import play
+    import wargraph.seats.bots as bots
+    import wargraph.seats.deciders as deciders
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
 
     seen: dict[str, list[bool]] = {}
 

@@ -10,13 +10,10 @@ from pathlib import Path
 import yaml
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.deciders import user_prompt
-from wargraph.graphs.tabletop import build
-from wargraph.runner import play
-from wargraph.scenario import shipped_scenarios
-from wargraph.state import make_event
-from wargraph.trace import read_trace
-from wargraph.views import (
+from wargraph.games.tabletop.graph import build
+from wargraph.kernel.scenario import shipped_scenarios
+from wargraph.kernel.state import make_event
+from wargraph.kernel.views import (
     EVENT_CHARS,
     OLDER_EVENT_CHARS,
     quote,
@@ -25,6 +22,9 @@ from wargraph.views import (
     shorten,
     unseen_notes,
 )
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import user_prompt
 
 LONG = " ".join(f"Sentence number {i} says something about the border." for i in range(40))
 
@@ -102,7 +102,7 @@ def test_tabletop_keeps_the_last_round_and_one_line_for_the_rounds_before(script
 
 
 def test_every_seat_shares_one_system_prompt_and_the_view_opens_with_the_setting(tmp_path):
-    from wargraph.context import GameContext
+    from wargraph.kernel.context import GameContext
 
     trace = tmp_path / "trace.jsonl"
     play(

@@ -8,9 +8,9 @@ import time
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from wargraph.deciders import LLMDecider
 from wargraph.nodes.schemas import Plan
-from wargraph.trace import read_trace
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import LLMDecider
 
 
 class SlowModel(FakeListChatModel):

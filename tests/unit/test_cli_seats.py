@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.faults import EXIT_MODEL_UNAVAILABLE
+from wargraph.models.faults import EXIT_MODEL_UNAVAILABLE
 
 runner = CliRunner()
 

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from tests.reliability._support import FakeEndpoint
-from wargraph.scenario import shipped_scenarios
+from wargraph.kernel.scenario import shipped_scenarios
 
 WARGRAPH = Path(sys.executable).with_name("wargraph")
 CANARY = "CANARY-INJECT-4b7e"

@@ -7,9 +7,14 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.graphs import blotto, crisis, diplomacy, flow, tabletop, waragent
-from wargraph.scenario import load_scenario
-from wargraph.table import Table, scenario_of
+import wargraph.games.blotto.graph as blotto
+import wargraph.games.crisis.graph as crisis
+import wargraph.games.diplomacy.graph as diplomacy
+import wargraph.games.flow.graph as flow
+import wargraph.games.tabletop.graph as tabletop
+import wargraph.games.waragent.graph as waragent
+from wargraph.kernel.scenario import load_scenario
+from wargraph.kernel.table import Table, scenario_of
 
 FAMILIES = {
     "blotto": (blotto, "blotto", ["rounds=2"]),

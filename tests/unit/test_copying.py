@@ -27,11 +27,11 @@ from tests.unit.test_pruning import (
     _state,
     scripted_games,
 )
-from wargraph.context import GameContext
-from wargraph.games import list_games
-from wargraph.lease import holders, lease
-from wargraph.runner import check_scenario, list_runs, load_run, play, resume
-from wargraph.store import (
+from wargraph.kernel.context import GameContext
+from wargraph.runs.listing import list_games
+from wargraph.runs.runner import check_scenario, list_runs, load_run, play, resume
+from wargraph.store.lease import holders, lease
+from wargraph.store.saver import (
     BOUND,
     LEGACY,
     STRICT,
@@ -260,7 +260,7 @@ def test_a_blob_is_bound_again_to_the_copy_with_its_bytes_unchanged():
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from wargraph.store import _Compressed
+    from wargraph.store.saver import _Compressed
 
     key = os.urandom(32)
     serde = _AuthenticatedSerde(key, strict=BOUND, where="test.sqlite")

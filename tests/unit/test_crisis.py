@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langgraph.types import Command
 
-from wargraph.context import GameContext
-from wargraph.graphs import crisis
-from wargraph.scenario import load_scenario
-from wargraph.trace import read_trace
+import wargraph.games.crisis.graph as crisis
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.trace import read_trace
 
 CANARY = "CANARY-7f3a-AZURE-ONLY"
 

@@ -9,7 +9,15 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 import wargraph.nodes.schemas  # noqa: F401
-from wargraph.deciders import (
+from wargraph.nodes.schemas import (
+    QUOTE_CHARS,
+    Plan,
+    choice_schema,
+    messages_schema,
+    record_quotes,
+)
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import (
     LLMDecider,
     ScriptedDecider,
     decider_for,
@@ -19,14 +27,6 @@ from wargraph.deciders import (
     register_schema,
     schema_for,
 )
-from wargraph.nodes.schemas import (
-    QUOTE_CHARS,
-    Plan,
-    choice_schema,
-    messages_schema,
-    record_quotes,
-)
-from wargraph.trace import read_trace
 
 
 def ask(schema="plan", **kw):
@@ -193,8 +193,8 @@ def test_registering_a_class_that_is_not_a_pydantic_model_is_a_clear_error():
 
 
 def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
-    import wargraph.worlds.diplomacy.schemas  # noqa: F401  (registers the Diplomacy schemas)
-    from wargraph.deciders import flat_json_schema, schema_for
+    import wargraph.games.diplomacy.schemas  # noqa: F401  (registers the Diplomacy schemas)
+    from wargraph.seats.deciders import flat_json_schema, schema_for
 
     def ask(recipients):
         return {"schema": "diplomacy_messages", "schema_args": {"recipients": recipients}}
@@ -210,10 +210,10 @@ def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
 
 
 def test_a_post_game_question_offers_the_records_lines_as_evidence(tmp_path):
-    from wargraph.context import GameContext
-    from wargraph.records import load_record
-    from wargraph.runner import play
-    from wargraph.trace import read_trace
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.records import load_record
+    from wargraph.runs.runner import play
+    from wargraph.runs.trace import read_trace
 
     scripted = GameContext(model="scripted")
     play(

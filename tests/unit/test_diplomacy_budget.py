@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from wargraph.worlds import diplomacy as W
-from wargraph.worlds.diplomacy import geography as G
-from wargraph.worlds.diplomacy.budget import (
+import wargraph.games.diplomacy.geography as G
+import wargraph.games.diplomacy.rules as W
+from wargraph.games.diplomacy.budget import (
     CONTEXT_BUDGETS,
     ELLIPSIS,
     estimate_tokens,

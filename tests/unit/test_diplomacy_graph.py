@@ -15,21 +15,21 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from pydantic import ValidationError
 
-from wargraph.context import GameContext
-from wargraph.deciders import flat_json_schema, grammar_schema
-from wargraph.evals.diplomacy import eval_diplomacy
-from wargraph.graphs import diplomacy as D
-from wargraph.records import RecordError, write_record
-from wargraph.runner import play
-from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.table import Table
-from wargraph.trace import read_trace
-from wargraph.worlds import diplomacy as W
-from wargraph.worlds.diplomacy import geography as G
-from wargraph.worlds.diplomacy import schemas as S
-from wargraph.worlds.diplomacy.budget import CONTEXT_BUDGETS
-from wargraph.worlds.diplomacy.measures import game_score, relationship_series
-from wargraph.worlds.diplomacy.world import DIPLOMACY
+import wargraph.games.diplomacy.geography as G
+import wargraph.games.diplomacy.graph as D
+import wargraph.games.diplomacy.rules as W
+import wargraph.games.diplomacy.schemas as S
+from wargraph.games.diplomacy.budget import CONTEXT_BUDGETS
+from wargraph.games.diplomacy.eval import eval_diplomacy
+from wargraph.games.diplomacy.measures import game_score, relationship_series
+from wargraph.games.diplomacy.world import DIPLOMACY
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.kernel.table import Table
+from wargraph.runs.records import RecordError, write_record
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import flat_json_schema, grammar_schema
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
 
@@ -572,7 +572,7 @@ def test_full_game_to_1905_with_the_scripted_decider(tmp_path):
 
 @pytest.mark.parametrize("maps", ["final", "all", "none"])
 def test_maps_are_drawn_after_play_never_during_it(tmp_path, monkeypatch, maps):
-    from wargraph.worlds.diplomacy import render
+    import wargraph.games.diplomacy.render as render
 
     drawn: list[tuple[str, bool]] = []
     original = render.render_svg
@@ -600,7 +600,7 @@ def test_play_imports_no_evals(tmp_path):
     imports every module the entry names (its eval command included) to check it."""
     code = (
         "import sys; from langgraph.checkpoint.memory import InMemorySaver; "
-        "from wargraph.context import GameContext; from wargraph.graphs.diplomacy import build; "
+        "from wargraph.kernel.context import GameContext; from wargraph.games.diplomacy.graph import build; "
         "sc = {'scenario': 'diplomacy', 'overrides': {'diplomacy.max_year': 1901, "
         "'diplomacy.diary': False, 'diplomacy.negotiation_rounds': 0}}; "
         "g = build('diplomacy').compile(checkpointer=InMemorySaver()); "

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from wargraph.worlds import diplomacy as W
-from wargraph.worlds.diplomacy import measures as M
+import wargraph.games.diplomacy.measures as M
+import wargraph.games.diplomacy.rules as W
 
 
 def _state(name, units, centers, retreats=None):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import quality_metrics as Q
-from wargraph.context import GameContext
-from wargraph.records import load_record
-from wargraph.runner import play
-from wargraph.trace import read_trace
+from wargraph.kernel.context import GameContext
+from wargraph.runs.records import load_record
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 from diplomacy import Game
 
-from wargraph.worlds.diplomacy import engine
+import wargraph.games.diplomacy.engine as engine
 
 
 def _tables_made(build) -> dict:

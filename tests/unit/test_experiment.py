@@ -15,7 +15,7 @@ from wargraph.evals.experiment import (
     plan_games,
     shipped_experiments,
 )
-from wargraph.scenario import shipped_scenarios
+from wargraph.kernel.scenario import shipped_scenarios
 
 BASE = {"scenario": "azuristan_crimsonia", "set": {"rounds": 1}, "model": "scripted"}
 
@@ -248,7 +248,7 @@ def test_persona_protocol_is_the_published_one():
         "Did armed conflict occur between Azuristan and Crimsonia?"
     ]
     # the personas really differ in the scenarios the games will play
-    from wargraph.scenario import load_scenario
+    from wargraph.kernel.scenario import load_scenario
 
     sc = load_scenario(conds["hawk-hawk"].scenario, conds["hawk-hawk"].overrides)
     assert "even if it takes a war" in sc.players["azuristan"].persona_text

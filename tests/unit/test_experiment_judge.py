@@ -15,8 +15,8 @@ from wargraph.evals.judge import (
     record_lines,
     select_measures,
 )
-from wargraph.runner import play
-from wargraph.state import make_event
+from wargraph.kernel.state import make_event
+from wargraph.runs.runner import play
 
 STATUS = ["part of Azuristan", "independent", "part of Crimsonia", "contested"]
 
@@ -170,13 +170,13 @@ def test_scripted_judge_on_a_real_record(tmp_path):
 
 
 def _scripted():
-    from wargraph.context import GameContext
+    from wargraph.kernel.context import GameContext
 
     return GameContext(model="scripted", seed=1)
 
 
 def test_waragent_measures_come_from_its_scorer(tmp_path):
-    from wargraph.evals import waragent
+    import wargraph.games.waragent.eval as waragent
 
     res = play("wwi", overrides={"rounds": 2}, context=_scripted(), db=None, out_dir=tmp_path / "g")
     measures, note = family_measures(res.record, tmp_path / "g" / "record.json")
@@ -196,7 +196,7 @@ def test_measures_failures_are_notes_not_crashes(tmp_path):
 
 
 def test_diplomacy_measures_of_the_opening_position():
-    from wargraph.worlds import diplomacy as world
+    import wargraph.games.diplomacy.rules as world
 
     rec = {
         "scenario": {"family": "diplomacy", "diplomacy": {"max_year": 1905}},

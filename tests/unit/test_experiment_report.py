@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from wargraph.evals import stats
+import wargraph.evals.stats as stats
 from wargraph.evals.report import compare_pairs, write_report
 
 PUBLISHED = {"dove-dove": 1, "dove-hawk": 4, "hawk-hawk": 14}

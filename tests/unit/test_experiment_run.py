@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import wargraph.store as store
+import wargraph.evals.stats as stats
+import wargraph.store.saver as store
 from wargraph.cli import app
-from wargraph.evals import stats
 from wargraph.evals.experiment import (
     Hooks,
     langsmith_parts,
@@ -28,7 +28,7 @@ from wargraph.evals.experiment import (
     run_experiment,
 )
 from wargraph.evals.judge import record_lines
-from wargraph.runner import list_runs
+from wargraph.runs.runner import list_runs
 
 SPEC = {
     "name": "tiny",

@@ -9,8 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from benchmarks.fake_endpoint import PROSE, answer_for
-from wargraph.deciders import flat_json_schema, grammar_schema
-from wargraph.models import parse_model_ref, structured_kwargs
+from wargraph.models.chat import parse_model_ref, structured_kwargs
+from wargraph.seats.deciders import flat_json_schema, grammar_schema
 
 
 class Order(BaseModel):

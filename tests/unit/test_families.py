@@ -10,16 +10,18 @@ from pathlib import Path
 
 import pytest
 
+import wargraph.kernel.families as families
 from tests.plugins import installed, pyproject
-from wargraph import families
-from wargraph.families import Family
-from wargraph.runner import family_module
-from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
+from wargraph.kernel.families import Family
+from wargraph.kernel.scenario import ScenarioError, load_scenario, shipped_scenarios
+from wargraph.runs.runner import family_module
 
 WARGRAPH = Path(sys.executable).with_name("wargraph")
 
 # A family defined in this test module, as a plug-in package would define one.
-ECHO = Family("echo", "wargraph.scenario:Scenario", "wargraph.graphs.crisis", None, "a test")
+ECHO = Family(
+    "echo", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph", None, "a test"
+)
 NOT_A_FAMILY = {"name": "echo"}
 
 
@@ -31,7 +33,7 @@ def test_builtin_families_register_through_the_registry():
     assert families.scenario_class("blotto").__name__ == "BlottoScenario"
     shipped = shipped_scenarios()
     assert {"blotto", "haiwire", "wwi", "summit"} <= set(shipped)
-    assert family_module(load_scenario("blotto")).__name__ == "wargraph.graphs.blotto"
+    assert family_module(load_scenario("blotto")).__name__ == "wargraph.games.blotto.graph"
 
 
 def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
@@ -41,7 +43,7 @@ def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
     path.write_text("family: echo\ntitle: Echo\nsetting: A test.\nplayers: {a: {}}\n")
     sc = load_scenario(str(path))
     assert sc.family == "echo"
-    assert family_module(sc).__name__ == "wargraph.graphs.crisis"
+    assert family_module(sc).__name__ == "wargraph.games.crisis.graph"
     # the server serves it too: `wargraph serve` adds its graph, and its factory module knows it
     from wargraph.server.graphs import available
     from wargraph.server.serve import effective_config
@@ -56,7 +58,11 @@ def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
     [
         ("crisis", f"{__name__}:ECHO", "taken by a built-in family"),
         ("echo", "no_such_plugin_pkg.family:FAMILY", "cannot be loaded (ModuleNotFoundError"),
-        ("echo", f"{__name__}:NOT_A_FAMILY", "expected a wargraph.families.Family, got dict"),
+        (
+            "echo",
+            f"{__name__}:NOT_A_FAMILY",
+            "expected a wargraph.kernel.families.Family, got dict",
+        ),
         ("other", f"{__name__}:ECHO", "named 'other' but the family 'echo'"),
     ],
 )
@@ -89,12 +95,12 @@ PLUGIN = {
     ),
     "wargraph_duel_test/__init__.py": '''
         """A two-seat duel: each side states a plan; the rules say the longer plan wins."""
-        from wargraph.families import Family
-        from wargraph.graphkit import build_game
+        from wargraph.kernel.families import Family
+        from wargraph.kernel.graphkit import build_game
         from wargraph.nodes.adjudicate import adjudicate
         from wargraph.nodes.order import order
-        from wargraph.scenario import Scenario, load_scenario
-        from wargraph.state import make_event
+        from wargraph.kernel.scenario import Scenario, load_scenario
+        from wargraph.kernel.state import make_event
         from wargraph.worlds import Resolution, World
 
         FAMILY = Family("duel", "wargraph_duel_test:DuelScenario", "wargraph_duel_test",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.graphs import flow
-from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.trace import read_trace
+import wargraph.games.flow.graph as flow
+from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.runs.trace import read_trace
 
 
 def test_summit_negotiate_summarize_adjudicate_plays(scripted, tmp_path):

@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.runner import play
-from wargraph.state import SNAPSHOT_EVERY
-from wargraph.store import DamagedCheckpoint, open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.state import SNAPSHOT_EVERY
+from wargraph.runs.runner import play
+from wargraph.store.saver import DamagedCheckpoint, open_saver
 
 THREAD = "lean"
 ROUNDS = 8

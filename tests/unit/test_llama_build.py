@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from wargraph import llama_build
-from wargraph.models import ModelRefError, _LocalLlama
+import wargraph.models.llama_build as llama_build
+from wargraph.models.chat import ModelRefError, _LocalLlama
 
 
 @pytest.fixture

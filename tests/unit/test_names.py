@@ -7,11 +7,11 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import check_scenario, play
-from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
-from wargraph.state import make_event
-from wargraph.views import render_events
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import ScenarioError, load_scenario, shipped_scenarios
+from wargraph.kernel.state import make_event
+from wargraph.kernel.views import render_events
+from wargraph.runs.runner import check_scenario, play
 
 runner = CliRunner()
 

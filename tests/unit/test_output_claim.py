@@ -1,5 +1,5 @@
 """Two games claiming one new `--out` folder at once: exactly one wins, the marker names it,
-the other is refused with the winner's name (wargraph/rundir.py)."""
+the other is refused with the winner's name (src/wargraph/runs/rundir.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wargraph import rundir
+import wargraph.runs.rundir as rundir
 
 CLAIMERS = 12
 FOLDERS = 15

@@ -12,11 +12,11 @@ from langchain_core.messages import AIMessage
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from tests.unit.test_deciders import ask
-from wargraph.deciders import LLMDecider, flat_json_schema, parse_answer, user_prompt
-from wargraph.models import ModelRef, parse_model_ref, plain_text_kwargs
+from wargraph.models.chat import ModelRef, parse_model_ref, plain_text_kwargs
 from wargraph.nodes.schemas import Adjudication, Plan, choice_schema
-from wargraph.plaintext import text_field, unwrap_text
-from wargraph.trace import read_trace
+from wargraph.runs.trace import read_trace
+from wargraph.seats.deciders import LLMDecider, flat_json_schema, parse_answer, user_prompt
+from wargraph.seats.plaintext import text_field, unwrap_text
 
 ENDPOINT = "openai:fake@http://127.0.0.1:9"
 
@@ -235,7 +235,7 @@ def test_a_plan_using_some_of_the_question_s_words_is_kept_whole(tmp_path):
 
 def test_json_free_text_loses_restated_sentences_and_enum_fields_stay(tmp_path):
     # a Diplomacy diary whose summary copied the question's field description
-    from wargraph.worlds.diplomacy.schemas import diary_schema
+    from wargraph.games.diplomacy.schemas import diary_schema
 
     question = (
         "You are FRANCE. Write your private diary entry for S1901M (nobody else reads it). "

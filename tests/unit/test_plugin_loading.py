@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
+import wargraph.kernel.families as families
 from tests.plugins import installed, pyproject
-from wargraph import families
 
 WARGRAPH = Path(sys.executable).with_name("wargraph")
 
 FAMILY = """
-from wargraph.families import Family
+from wargraph.kernel.families import Family
 
-FAMILY = Family("{name}", "wargraph.scenario:Scenario", "wargraph.graphs.crisis", None, "test")
+FAMILY = Family("{name}", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph", None, "test")
 """
 PLUGIN = {
     "pyproject.toml": pyproject(

@@ -7,8 +7,8 @@ from typing import get_args
 
 import pytest
 
-from evals import promises as P
-from wargraph.worlds.diplomacy import POWERS, new_game
+import wargraph.evals.promises as P
+from wargraph.games.diplomacy.rules import POWERS, new_game
 
 
 def _msg(i, author, to, text, phase="S1901M"):

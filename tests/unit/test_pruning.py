@@ -17,12 +17,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
-from wargraph.context import GameContext
-from wargraph.lease import lease
-from wargraph.records import build_record
-from wargraph.runner import check_scenario, game_graph, list_runs, load_run, play, resume
-from wargraph.state import SNAPSHOT_EVERY
-from wargraph.store import GameHeld, HistoryInUse, Saver, open_async_saver, open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.state import SNAPSHOT_EVERY
+from wargraph.runs.records import build_record
+from wargraph.runs.runner import check_scenario, game_graph, list_runs, load_run, play, resume
+from wargraph.store.lease import lease
+from wargraph.store.saver import GameHeld, HistoryInUse, Saver, open_async_saver, open_saver
 
 SEAT = "azuristan"
 
@@ -40,7 +40,7 @@ def _answer(payload: dict[str, Any]) -> dict[str, str]:
 
 def _rows(db: str, thread_id: str) -> dict[str, int]:
     """How many checkpoints each namespace of a game holds."""
-    from wargraph.pruning import rows_of
+    from wargraph.store.pruning import rows_of
 
     with open_saver(db, create=False) as saver:
         counts: dict[str, int] = {}

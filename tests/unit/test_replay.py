@@ -8,14 +8,14 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+import wargraph.games.diplomacy.rules as W
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.models import ModelRefError
-from wargraph.replay import replay
-from wargraph.runner import GameError, build_for, list_runs, load_run, play
-from wargraph.store import open_saver
-from wargraph.trace import read_trace
-from wargraph.worlds import diplomacy as W
+from wargraph.kernel.context import GameContext
+from wargraph.models.chat import ModelRefError
+from wargraph.runs.replay import replay
+from wargraph.runs.runner import GameError, build_for, list_runs, load_run, play
+from wargraph.runs.trace import read_trace
+from wargraph.store.saver import open_saver
 
 
 def _thread_rows(db, thread: str) -> list[tuple]:

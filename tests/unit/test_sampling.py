@@ -1,4 +1,4 @@
-"""NameKeeper (wargraph.sampling): the sides' names spared the repeat penalty and a started name
+"""NameKeeper (wargraph.models.sampling): the sides' names spared the repeat penalty and a started name
 nudged to its end, on hand-made token ids (the embedded model's run is in
 tests/integration/test_embedded_model.py)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wargraph.sampling import (
+from wargraph.models.sampling import (
     COMPLETE_BIAS,
     END_BIAS,
     MIN_AFTER_START,

@@ -1,4 +1,4 @@
-"""`open_saver` and `open_async_saver` give a typed saver (`wargraph.store.Saver`): mypy
+"""`open_saver` and `open_async_saver` give a typed saver (`wargraph.store.saver.Saver`): mypy
 checks what callers do with it, as it checks the rest of wargraph."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from mypy import api
 ROOT = Path(__file__).resolve().parents[2]
 
 CALLER = """
-from wargraph.store import open_async_saver, open_saver
+from wargraph.store.saver import open_async_saver, open_saver
 
 
 def games(db: str) -> list[str]:

@@ -6,7 +6,12 @@ import textwrap
 
 import pytest
 
-from wargraph.scenario import ScenarioError, load_scenario, parse_overrides, shipped_scenarios
+from wargraph.kernel.scenario import (
+    ScenarioError,
+    load_scenario,
+    parse_overrides,
+    shipped_scenarios,
+)
 
 GOOD = """
 title: T

@@ -16,9 +16,9 @@ import yaml
 from packaging.version import Version
 from typer.testing import CliRunner
 
-from wargraph import scenario as scenario_module
+import wargraph.kernel.scenario as scenario_module
 from wargraph.cli import app, main
-from wargraph.scenario import ScenarioError, ScenarioNote, load_scenario, shipped_scenarios
+from wargraph.kernel.scenario import ScenarioError, ScenarioNote, load_scenario, shipped_scenarios
 
 runner = CliRunner()
 
@@ -187,7 +187,7 @@ def test_refused_paths_say_what_to_do_instead_of_unexpected(tmp_path, monkeypatc
 
 def test_a_scenario_file_edited_between_loads_is_read_again(tmp_path):
     # files are parsed once while unchanged (a cache by modification time and size)
-    from wargraph.scenario import load_scenario, read_data
+    from wargraph.kernel.scenario import load_scenario, read_data
 
     path = tmp_path / "s.yaml"
     data, _ = read_data("azuristan_crimsonia")

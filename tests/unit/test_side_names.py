@@ -10,11 +10,11 @@ import pytest
 from benchmarks import quality_metrics as Q
 from tests.unit.test_deciders import ask
 from tests.unit.test_plain_text import decide
-from wargraph.context import GameContext
-from wargraph.names import correct_names, display_name, meant_name, scenario_names
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.kernel.table import Table
 from wargraph.nodes.schemas import Plan, choice_schema
-from wargraph.scenario import load_scenario
-from wargraph.table import Table
+from wargraph.seats.names import correct_names, display_name, meant_name, scenario_names
 from wargraph.worlds import Question
 
 SIDES = ["Azuristan", "Crimsonia"]
@@ -187,7 +187,7 @@ def test_the_free_text_of_a_json_answer_is_corrected_and_its_choices_are_not(tmp
 
 
 def test_diplomacy_messages_and_diaries_are_corrected_in_every_text_field(tmp_path):
-    from wargraph.deciders import schema_for
+    from wargraph.seats.deciders import schema_for
 
     powers, _ = scenario_names(load_scenario("diplomacy"))
     names = {"sides": powers, "entities": []}
@@ -292,7 +292,7 @@ def test_a_recorded_event_is_read_against_the_prompt_of_the_ask_that_made_it():
 
 def test_a_local_model_is_asked_to_keep_the_names_whole_and_a_server_is_not(tmp_path):
     from tests.unit.test_plain_text import recording
-    from wargraph.deciders import LLMDecider
+    from wargraph.seats.deciders import LLMDecider
 
     for ref, kept in (("embedded", SIDES + ENTITIES), ("openai:fake@http://127.0.0.1:9", None)):
         model = recording("Azuristan waits.")
@@ -307,7 +307,7 @@ def test_a_local_model_is_asked_to_keep_the_names_whole_and_a_server_is_not(tmp_
 def test_each_question_gets_its_own_seed_and_the_same_question_the_same_one(tmp_path):
     # with one seed for every call, SmolLM2 opened its second plan with its first plan's words
     from tests.unit.test_plain_text import recording
-    from wargraph.deciders import LLMDecider
+    from wargraph.seats.deciders import LLMDecider
 
     model = recording(*["Azuristan waits."] * 3)
     decider = LLMDecider({"model": "embedded", "seed": 7}, model=model)

@@ -1,4 +1,4 @@
-"""Intervals and tests of evals/stats.py against values worked out by hand or published."""
+"""Intervals and tests of src/wargraph/evals/stats.py against values worked out by hand or published."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from wargraph.evals import stats
+import wargraph.evals.stats as stats
 
 
 def test_wilson_14_of_20_by_hand():

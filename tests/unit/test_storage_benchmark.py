@@ -27,7 +27,7 @@ def test_quick_storage_measures_the_crisis_target():
 
 
 def test_the_full_sync_variant_reaches_the_runner(tmp_path):
-    import wargraph.runner as runner
+    import wargraph.runs.runner as runner
 
     def synchronous() -> int:
         with runner.open_saver(tmp_path / "v.sqlite") as saver:

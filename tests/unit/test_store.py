@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import build_for, load_run, play
-from wargraph.scenario import load_scenario
-from wargraph.store import StoreError, open_async_saver, open_saver
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import build_for, load_run, play
+from wargraph.store.saver import StoreError, open_async_saver, open_saver
 
 
 def test_a_game_read_back_async_equals_the_game_written_sync(store_db):
@@ -76,7 +76,7 @@ def test_blobs_are_bound_aes_gcm_and_older_blobs_still_load_where_they_may():
     from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from wargraph.store import (
+    from wargraph.store.saver import (
         BOUND,
         STRICT,
         DamagedCheckpoint,

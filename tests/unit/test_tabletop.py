@@ -13,15 +13,15 @@ import pytest
 import yaml
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.graphs.tabletop import (
+from wargraph.games.tabletop.graph import (
     OUTCOME_TEXT,
     TabletopScenario,
     build,
     draw,
     roll_die,
 )
-from wargraph.scenario import ScenarioError, load_scenario, shipped_scenarios
-from wargraph.trace import read_trace
+from wargraph.kernel.scenario import ScenarioError, load_scenario, shipped_scenarios
+from wargraph.runs.trace import read_trace
 
 HAIWIRE = yaml.safe_load(Path(shipped_scenarios()["haiwire"]).read_text())
 

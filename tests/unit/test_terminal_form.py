@@ -1,4 +1,4 @@
-"""A person at a terminal fills in a seat's answer field by field (wargraph.terminal_form), on
+"""A person at a terminal fills in a seat's answer field by field (wargraph.seats.terminal_form), on
 the schemas people meet: a choice by number or name, lists item by item, Enter for a default,
 a field's mistake asked again at once, a pasted JSON line still a whole answer."""
 
@@ -9,11 +9,11 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from wargraph.agents import ReviewAnswer
-from wargraph.deciders import flat_json_schema, parse_answer
-from wargraph.terminal_form import fill_in, pick
-from wargraph.worlds.blotto import allocation_schema
-from wargraph.worlds.diplomacy.schemas import diary_schema, messages_schema
+from wargraph.games.blotto.world import allocation_schema
+from wargraph.games.diplomacy.schemas import diary_schema, messages_schema
+from wargraph.seats.agents import ReviewAnswer
+from wargraph.seats.deciders import flat_json_schema, parse_answer
+from wargraph.seats.terminal_form import fill_in, pick
 
 POWERS = ["GLOBAL", "AUSTRIA", "ENGLAND", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 

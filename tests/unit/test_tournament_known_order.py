@@ -66,8 +66,8 @@ def test_report_only_rebuilds_from_stored_games(diplomacy, monkeypatch):
     def no_play(*args, **kwargs):
         raise AssertionError("report-only must not play")
 
-    monkeypatch.setattr("wargraph.runner.play", no_play)
-    monkeypatch.setattr("wargraph.runner.resume", no_play)
+    monkeypatch.setattr("wargraph.runs.runner.play", no_play)
+    monkeypatch.setattr("wargraph.runs.runner.resume", no_play)
     again = report_only(t, out)
     after = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert again.report.exists() and (out / "leaderboard.png").exists()

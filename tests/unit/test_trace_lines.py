@@ -3,8 +3,8 @@ which JSON keeps raw, still counts as one call (issue: the record counted 2 of 9
 
 from __future__ import annotations
 
-from wargraph.records import build_record
-from wargraph.trace import read_trace, record_call
+from wargraph.runs.records import build_record
+from wargraph.runs.trace import read_trace, record_call
 
 SEPARATORS = ["\u2028", "\u2029", "\x85", "\x1c", "\x1d", "\x1e", "\x0b", "\x0c", "\r"]
 

@@ -1,4 +1,4 @@
-"""tools/typecheck.py names each file as it is imported once installed (nodes/ is wargraph.nodes
+"""tools/typecheck.py names each file as it is imported once installed (src/wargraph/nodes/ is wargraph.nodes
 ...): a wrong name would make mypy check a module nobody imports, or miss one."""
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ def test_every_file_is_named_as_the_installed_package_imports_it():
     sources = tool.sources(tool.roots())
     named = {s.module: s.path for s in sources}
     # the kernel, the phase library and a family composition, under their installed names
-    assert named["wargraph.deciders"] == "wargraph/deciders.py"
-    assert named["wargraph.nodes.order"] == "nodes/order.py"
-    assert named["wargraph.nodes"] == "nodes/__init__.py"
-    assert named["wargraph.graphs.crisis"] == "graphs/crisis.py"
+    assert named["wargraph.seats.deciders"] == "src/wargraph/seats/deciders.py"
+    assert named["wargraph.nodes.order"] == "src/wargraph/nodes/order.py"
+    assert named["wargraph.nodes"] == "src/wargraph/nodes/__init__.py"
+    assert named["wargraph.games.crisis.graph"] == "src/wargraph/games/crisis/graph.py"
     assert len(named) == len(sources)  # no module named twice
     for module, path in named.items():
         found = importlib.util.find_spec(module)

@@ -10,14 +10,14 @@ import time
 
 import pytest
 
-from wargraph import graphkit
-from wargraph.context import GameContext
-from wargraph.graphkit import build_game
+import wargraph.kernel.graphkit as graphkit
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.graphkit import build_game
+from wargraph.kernel.scenario import load_scenario
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.seats import asks, players
-from wargraph.runner import thread_config
-from wargraph.scenario import load_scenario
+from wargraph.runs.runner import thread_config
 from wargraph.worlds import NARRATIVE, Orders, World
 
 SCENARIO = {

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.context import GameContext
-from wargraph.runner import play
+from wargraph.kernel.context import GameContext
+from wargraph.runs.runner import play
 from wargraph.view import ViewError, write_stored_view, write_view
 
 CANARY = "CANARY-5e1d-CRIMSON-ONLY"
@@ -136,10 +136,10 @@ def test_model_text_is_data_never_markup(crisis, tmp_path):
 
 
 def test_plug_in_family_panels(crisis, tmp_path, monkeypatch):
-    from wargraph import families
+    import wargraph.kernel.families as families
 
     fam = families.Family(
-        "crisis", "wargraph.scenario:Scenario", "wargraph.graphs.crisis",
+        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph",
         view_panels="tests.unit.test_view:score_panel",
     )  # fmt: skip
     monkeypatch.setattr(families, "get", lambda name: fam)
@@ -148,14 +148,14 @@ def test_plug_in_family_panels(crisis, tmp_path, monkeypatch):
     assert got == [{"kind": "table", "title": "Score", "columns": ["seat", "points"],
                     "rows": [["azuristan", "1"]]}]  # fmt: skip
     fam = families.Family(
-        "crisis", "wargraph.scenario:Scenario", "wargraph.graphs.crisis",
+        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph",
         view_panels="tests.unit.test_view:broken_panel",
     )  # fmt: skip
     data = payload_of(write_view(crisis / "run", tmp_path / "w.html"))
     (shown,) = [p for ps in data["panels"].values() for p in ps]
     assert shown["title"] == "Panels not drawn" and "ZeroDivisionError" in text(data, shown["text"])
     fam = families.Family(
-        "crisis", "wargraph.scenario:Scenario", "wargraph.graphs.crisis",
+        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph",
         view_panels="tests.unit.test_view:score_panle",
     )  # fmt: skip
     data = payload_of(write_view(crisis / "run", tmp_path / "m.html"))  # misspelt: generic view

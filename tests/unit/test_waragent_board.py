@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from wargraph.worlds.waragent import (
+from wargraph.games.waragent.rules import (
     DEFAULT_VISIBILITY,
     Action,
     Situation,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wargraph.evals.waragent import (
+from wargraph.games.waragent.eval import (
     alliance_scores,
     blocs,
     eval_waragent,
@@ -18,8 +18,7 @@ from wargraph.evals.waragent import (
     score_board,
     summarise,
 )
-from wargraph.records import RecordError
-from wargraph.worlds.waragent import (
+from wargraph.games.waragent.rules import (
     DEFAULT_VISIBILITY,
     Action,
     GroundTruth,
@@ -27,6 +26,7 @@ from wargraph.worlds.waragent import (
     empty_board,
     new_world,
 )
+from wargraph.runs.records import RecordError
 
 
 def test_blocs_are_connected_components():
@@ -239,7 +239,7 @@ def test_eval_translates_anonymised_records_back(tmp_path):
             }
         )
     )
-    from wargraph.evals.waragent import load_run
+    from wargraph.games.waragent.eval import load_run
 
     run = load_run(rec)
     assert run["world"].countries == ["A", "B", "C"]
@@ -297,8 +297,8 @@ def test_eval_refuses_to_average_different_scenarios(tmp_path):
 
 
 def test_eval_refuses_two_shipped_scenarios_together(tmp_path):
-    from wargraph.context import GameContext
-    from wargraph.runner import play
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
 
     paths = []
     for name in ("wwi", "wwii"):

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.evals.waragent import eval_waragent
-from wargraph.graphs.waragent import WarAgentScenario, build
-from wargraph.runner import play
-from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.trace import read_trace
-from wargraph.worlds.waragent import Situation, apply_round, new_world, validate
+from wargraph.games.waragent.eval import eval_waragent
+from wargraph.games.waragent.graph import WarAgentScenario, build
+from wargraph.games.waragent.rules import Situation, apply_round, new_world, validate
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.runs.runner import play
+from wargraph.runs.trace import read_trace
 
 WAIT = {"actions": [{"type": "wait", "target": "none", "message": ""}]}
 N = len(load_scenario("wwi").players)  # countries at the 1914 table
@@ -230,7 +230,7 @@ def test_anonymised_game_and_report_in_real_names(tmp_path):
     scores = eval_waragent([tmp_path / "out"], tmp_path / "eval")
     assert scores["runs"][0]["rounds"] == 2
     # The figures carry the real names again (checked via the world the eval loads).
-    from wargraph.evals.waragent import load_run
+    from wargraph.games.waragent.eval import load_run
 
     assert "Russia" in load_run(tmp_path / "out")["world"].countries
 
@@ -309,7 +309,7 @@ def test_a_model_secretary_reviews_after_the_rules(tmp_path):
 
 
 def test_a_paused_game_resumes_without_loss_or_doubling(tmp_path):
-    from wargraph.runner import resume
+    from wargraph.runs.runner import resume
 
     ctx = GameContext(model="scripted", seed=9, humans=["Serbia"])
     db = tmp_path / "g.sqlite"

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from wargraph.context import GameContext
-from wargraph.evals.waragent import load_run, score_run
-from wargraph.runner import play
-from wargraph.scenario import load_scenario
-from wargraph.worlds.waragent import Situation
+from wargraph.games.waragent.eval import load_run, score_run
+from wargraph.games.waragent.rules import Situation
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import load_scenario
+from wargraph.runs.runner import play
 
 # round -> country -> actions, as (type, target) pairs. Rounds follow each file's window.
 Plan = dict[int, dict[str, list[tuple[str, str]]]]

@@ -8,8 +8,8 @@ from importlib.resources import files
 
 import pytest
 
-from wargraph.scenario import ScenarioError, load_scenario
-from wargraph.worlds.waragent import PROFILE_SECTIONS, Anonymiser, scale_phrase
+from wargraph.games.waragent.rules import PROFILE_SECTIONS, Anonymiser, scale_phrase
+from wargraph.kernel.scenario import ScenarioError, load_scenario
 
 NAMES = ["wwi", "wwii", "warring_states"]
 

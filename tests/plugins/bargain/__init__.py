@@ -4,7 +4,7 @@ Each round the round's proposer (the sides in turn) proposes a split of the pie 
 as `propose`); the secretary checks that the shares are whole and add up to the pie (one
 revision, then an even split); the others accept or refuse (`order` mounted again as `respond`,
 with its own answer task); code adjudicates: everyone accepts and the deal is made, else the
-pie shrinks. The templates live in this package's `prompts/` (`Family.prompts`), its measures
+pie shrinks. The templates live in this package's `src/wargraph/prompts/` (`Family.prompts`), its measures
 reach experiment reports through `Family.measures`."""
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from typing import Any
 
 from pydantic import Field, create_model, model_validator
 
-from wargraph.deciders import register_schema
-from wargraph.families import Family, Option
-from wargraph.graphkit import build_game
+from wargraph.kernel.families import Family, Option
+from wargraph.kernel.graphkit import build_game
+from wargraph.kernel.scenario import Scenario, load_scenario
+from wargraph.kernel.state import EVERYONE, Event
+from wargraph.kernel.table import Table
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
 from wargraph.prompts import render_prompt
-from wargraph.scenario import Scenario, load_scenario
-from wargraph.state import EVERYONE, Event
-from wargraph.table import Table
+from wargraph.seats.deciders import register_schema
 from wargraph.worlds import Check, Opening, Orders, Question, Resolution, Secretary, World
 
 FAMILY = Family(

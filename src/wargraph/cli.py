@@ -1,0 +1,818 @@
+"""The `wargraph` command line (Typer + Rich)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.status import Status
+from rich.table import Table as RichTable
+
+import wargraph.kernel.familyargs as familyargs
+from wargraph.kernel.familyargs import EvalCommand, PlayCommand
+from wargraph.models.faults import (
+    DEFAULT_MAX_FAULTS,
+    EXIT_MODEL_UNAVAILABLE,
+    ModelUnavailable,
+    summary_text,
+)
+from wargraph.models.langsmith_env import offline_unless_keyed
+from wargraph.seats.terminal import SHOW_CHOICES, safe, text
+from wargraph.seats.terminal_form import HOW, example, field_hint, fill_in
+
+if TYPE_CHECKING:  # imported where used: the CLI starts without loading the game machinery
+    from wargraph.kernel.context import GameContext
+    from wargraph.kernel.scenario import Scenario
+    from wargraph.kernel.state import Event
+    from wargraph.runs.runner import PlayResult, Progress
+
+# Offline by default: nothing may try to reach LangSmith unless a key is set.
+offline_unless_keyed(say=lambda line: print(f"note: {line}", file=sys.stderr))
+
+app = typer.Typer(
+    help="Wargames and negotiation games played by language models and people, on LangGraph.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+
+
+_thread: list[str] = []  # the game this command works on: every error names it
+
+
+@app.callback()
+def _each_command() -> None:
+    """Runs before every command: a command run in the same process after another one (tests,
+    scripts using the Typer app) does not name the earlier command's game in its errors."""
+    _thread.clear()
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    if _thread and _thread[0] not in message:
+        message = f"{message} (thread {_thread[0]})"
+    err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _on_thread(thread_id: str) -> str:
+    """Say which game this command plays, before anything else happens."""
+    _thread[:] = [thread_id]
+    console.print(text(f"thread: {thread_id}"), highlight=False)
+    return thread_id
+
+
+DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
+
+
+def _known_errors() -> tuple[type[Exception], ...]:
+    from wargraph.kernel.families import FamilyError
+    from wargraph.kernel.graphkit import UnansweredAsk
+    from wargraph.kernel.scenario import ScenarioError
+    from wargraph.models.chat import ModelRefError
+    from wargraph.prompts import PromptError
+    from wargraph.runs.records import RecordError
+    from wargraph.store.saver import StoreError
+
+    return (
+        ScenarioError,
+        StoreError,
+        UnansweredAsk,
+        PromptError,
+        ModelRefError,
+        RecordError,
+        FamilyError,
+        FileNotFoundError,
+        ModelUnavailable,
+    )
+
+
+def _context(
+    model: str, role_model: list[str], seed: int, human: list[str], max_faults: int
+) -> GameContext:
+    from wargraph.kernel.context import GameContext
+    from wargraph.models.chat import parse_model_ref
+
+    parse_model_ref(model)
+    per_role: dict[str, str] = {}
+    for item in role_model:
+        role, sep, ref = item.partition("=")
+        if not sep or not role or not ref:
+            fail(f"--role-model {item!r}: expected ROLE=MODEL, e.g. control=openai:gpt-4o-mini")
+        parse_model_ref(ref)
+        per_role[role] = ref
+    if max_faults < 1:
+        fail(f"--max-faults {max_faults}: expected 1 or more")
+    return GameContext(
+        model=model, role_models=per_role, seed=seed, humans=list(human), max_faults=max_faults
+    )
+
+
+def _stopped(exc: ModelUnavailable) -> NoReturn:
+    """The model cannot answer: the game stops, saved; say so, sum up, exit non-zero."""
+    console.print(text(summary_text(exc.trace_path, exc.thread_id)), highlight=False)
+    fail(str(exc), EXIT_MODEL_UNAVAILABLE)
+
+
+_SPINNING: list[Status] = []  # the game's spinner, stopped while a person types
+
+
+@contextmanager
+def _spinner(message: str) -> Iterator[None]:
+    with console.status(message) as status:
+        _SPINNING.append(status)
+        try:
+            yield
+        finally:
+            _SPINNING.pop()
+
+
+def terminal_human(payload: dict[str, Any]) -> Any:
+    """One person at the terminal answers a seat's question; invalid answers come back with the
+    error. The spinner stops meanwhile: it would draw over the typing, and while it runs Rich
+    holds back what is written to the terminal until a newline and reads it as markup (the
+    prompt showed only after Enter, and without its "[send]")."""
+    spinning = _SPINNING[-1] if _SPINNING else None
+    if spinning is not None:
+        spinning.stop()
+    try:
+        return _ask_person(payload)
+    finally:
+        if spinning is not None:
+            spinning.start()
+
+
+def _ask_person(payload: dict[str, Any]) -> Any:
+    seat = safe(payload.get("seat", "?"))
+    if payload.get("task") == "review":
+        draft = json.dumps(payload.get("draft"), indent=2, ensure_ascii=False)
+        console.print(Panel(text(draft), title=f"{seat}: review"))
+    else:
+        view = text(payload.get("view", ""))
+        console.print(Panel(view, title=f"what {seat} knows", expand=False))
+    if payload.get("error"):
+        console.print(f"[red]Your last answer was not accepted:[/] {safe(payload['error'])}")
+    console.print(f"[bold]{seat}[/], {safe(payload.get('question', ''))}")
+    props = payload.get("schema", {}).get("properties", {})
+    text_only = len(props) == 1 and next(iter(props.values())).get("type") == "string"
+    if not text_only:
+        for name, spec in props.items():
+            about = f" - {spec['description']}" if spec.get("description") else ""
+            console.print(text(f"  {name}: {field_hint(spec)}{about}"))
+        console.print(text(HOW))
+        if any(spec.get("type") in ("array", "object") for spec in props.values()):
+            # a list or an object is hard to write from its hint alone: show one well formed
+            console.print(text("For example: " + json.dumps(example(props), ensure_ascii=False)))
+    try:
+        if text_only:
+            return input("> ")
+        return fill_in(payload["schema"], input, lambda line: console.print(text(line)))
+    except EOFError:
+        fail(
+            "no answer on standard input; the game is saved, continue it with `wargraph resume`", 3
+        )
+
+
+PROGRESS_KINDS = ("narration", "inject", "answer", "verdict", "incident")
+
+
+def _progress_printer(shown: Callable[[Event], bool] = lambda event: True) -> Progress:
+    """Print the game's public-facing events as they happen; `shown` says which events the
+    people at this terminal may see (wargraph.seats.terminal.audience_filter)."""
+
+    def show(node: str, values: dict[str, Any]) -> None:
+        for e in values.get("events", []) or []:
+            if e.get("kind") in PROGRESS_KINDS and shown(e):
+                console.print(
+                    f"[dim]round {safe(e['round'])}[/] [bold]{safe(e['author'])}[/] · "
+                    f"{safe(e['kind'])}"
+                )
+                body = "  " + str(e["text"])[:400].replace("\n", "\n  ")
+                console.print(text(body), highlight=False)
+
+    return show
+
+
+SHOW_HELP = (
+    "What the progress shows: 'seats' (with --human: only what the people's seats may see) "
+    "or 'all' (the facilitator's full view, every seat's secrets)."
+)
+
+
+def _check_show(show: str) -> str:
+    if show not in SHOW_CHOICES:
+        raise typer.BadParameter(f"{show!r}: expected one of {', '.join(SHOW_CHOICES)}")
+    return show
+
+
+def _seat_progress(scenario: Scenario, humans: list[str], show: str) -> Progress:
+    from wargraph.seats.terminal import audience_filter
+
+    return _progress_printer(audience_filter(scenario, humans, show))
+
+
+def _report(result: PlayResult) -> None:
+    """ "Game over" only for a game that is over; a game that stopped early says so and fails."""
+    if result.values.get("error"):
+        fail(result.values["error"])
+    if result.out_dir:
+        trace = result.out_dir / "trace.jsonl"
+        console.print(text(summary_text(trace, result.thread_id)), highlight=False)
+        console.print(
+            text(f"Records in {result.out_dir}/ (record.json, trace.jsonl, transcript.md)")
+        )
+    if result.interrupts:
+        seats = safe(", ".join(str(i["value"].get("seat", "?")) for i in result.interrupts))
+        console.print(
+            f"[yellow]Waiting for: {seats}.[/] Resume with `wargraph resume --thread "
+            f"{safe(result.thread_id)}`."
+        )
+    elif result.finished:
+        console.print(f"[green]Game over[/] after round {safe(result.values.get('round'))}.")
+    else:
+        fail(
+            f"the game stopped in round {result.values.get('round')} before its end; continue "
+            f"it with `wargraph resume --thread {result.thread_id}`",
+            1,
+        )
+    console.print(text(f"thread: {result.thread_id}"))
+
+
+@app.command(cls=PlayCommand)
+def play(
+    command: typer.Context,
+    scenario: Annotated[str, typer.Argument(help="A shipped scenario name or a YAML path.")],
+    model: Annotated[
+        str, typer.Option(help="embedded | scripted | gguf:PATH | openai:MODEL[@URL]")
+    ] = "embedded",
+    role_model: Annotated[list[str], typer.Option(help="ROLE=MODEL, repeatable.")] = [],
+    rounds: Annotated[int | None, typer.Option(help="Number of moves/rounds.")] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    human: Annotated[
+        list[str], typer.Option(help="Play this role at the terminal; repeatable.")
+    ] = [],
+    set_: Annotated[list[str], typer.Option("--set", help="KEY=VALUE scenario override.")] = [],
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    thread: Annotated[str | None, typer.Option(help="Thread id (default: new).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder for record.json, trace.jsonl, transcript.md, one game per folder "
+            "(default runs/THREAD)."
+        ),
+    ] = None,
+    max_faults: Annotated[
+        int, typer.Option(help="Failed model calls in a row before the game stops (resumable).")
+    ] = DEFAULT_MAX_FAULTS,
+    show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
+) -> None:
+    """Play a game; any role can be a person (--human) or another model (--role-model). The
+    game's family may take options of its own (below), given after the scenario."""
+    import uuid
+
+    from wargraph.kernel.scenario import load_scenario
+    from wargraph.runs.runner import check_scenario
+    from wargraph.runs.runner import play as run_play
+
+    thread = _on_thread(thread or uuid.uuid4().hex[:12])
+    out = out or Path("runs") / thread
+
+    overrides = list(set_)
+    if rounds is not None:
+        overrides.append(f"rounds={rounds}")
+    try:
+        ctx = _context(model, role_model, seed, human, max_faults)
+        if familyargs.pending(command):  # the family's own options: known once its scenario is read
+            family = load_scenario(scenario, overrides).family
+            own = familyargs.values(command, family, "play_options", "wargraph play")
+            overrides += [f"{key}={value}" for key, value in own.items()]
+        sc = check_scenario(scenario, overrides)
+        familyargs.check(command, sc.family, "play_options", "wargraph play")
+        with _spinner(f"playing {safe(scenario)} on {safe(model)} ..."):
+            result = run_play(
+                sc,  # checked once, with its overrides applied
+                context=ctx,
+                db=db,
+                thread_id=thread,
+                out_dir=out,
+                human_io=terminal_human,  # asked only when a person's seat or a review waits
+                progress=_seat_progress(sc, human, show),
+            )
+    except ModelUnavailable as exc:
+        _stopped(exc)
+    except _known_errors() as exc:
+        fail(str(exc))
+    _report(result)
+
+
+@app.command()
+def resume(
+    thread: Annotated[str, typer.Option(help="Thread id of the game.")],
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the records (default: where the game wrote).")
+    ] = None,
+    show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
+) -> None:
+    """Continue a stored game from its last checkpoint."""
+    from wargraph.runs.runner import load_run
+    from wargraph.runs.runner import resume as run_resume
+
+    _on_thread(thread)
+    try:
+        sc, ctx = load_run(db, thread)  # its people's seats, for what the terminal shows
+        with _spinner(f"resuming {safe(thread)} ..."):
+            result = run_resume(
+                db=db,
+                thread_id=thread,
+                out_dir=out,
+                human_io=terminal_human,
+                progress=_seat_progress(sc, ctx.humans, show),
+            )
+    except ModelUnavailable as exc:
+        _stopped(exc)
+    except _known_errors() as exc:
+        fail(str(exc))
+    _report(result)
+
+
+@app.command()
+def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") -> None:
+    """List a store's games: thread, family, scenario, who started it (cli or serve, and the
+    game it was copied from), status, round, last update."""
+    from wargraph.runs.listing import list_games
+
+    try:
+        rows = list_games(db)
+    except _known_errors() as exc:
+        fail(str(exc))
+    table = RichTable("thread", "family", "scenario", "via", "status", "round", "last update")
+    for g in rows:
+        table.add_row(
+            text(g.thread_id),
+            text(g.family),
+            text(g.scenario),
+            text(f"{g.via}, copy of {g.copy_of}" if g.copy_of else g.via),
+            text(g.status),
+            str(g.round),
+            g.updated,
+        )
+    console.print(table if rows else text(f"no games in {db}"))
+
+
+@app.command()
+def scenarios() -> None:
+    """List the shipped scenarios of every game family (plug-ins included)."""
+    from wargraph.kernel.scenario import ScenarioError, load_scenario, shipped_scenarios
+
+    table = RichTable("name", "family", "title", "seats")
+    for name, _path in sorted(shipped_scenarios().items()):
+        try:
+            sc = load_scenario(name)
+            table.add_row(text(name), text(sc.family), text(sc.title), str(len(sc.roles)))
+        except (ScenarioError, ImportError) as exc:
+            table.add_row(text(name), "?", text(str(exc)[:80], "red"), "")
+    console.print(table)
+    from wargraph.kernel.families import problems
+
+    for why in problems().values():  # plug-ins found but unusable: say so, list the rest
+        console.print(f"[yellow]warning[/] {safe(why)}")
+
+
+class _Notes:
+    """Library notes (warnings.warn with ScenarioNote) shown as one `note:` line each; other
+    warnings keep Python's own display."""
+
+    def __init__(self) -> None:
+        self.default = warnings.showwarning
+
+    def __call__(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        from wargraph.kernel.scenario import ScenarioNote
+
+        if issubclass(category, ScenarioNote):
+            err.print(f"[yellow]note:[/] {safe(message)}", highlight=False)
+        else:
+            self.default(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _Notes()
+
+
+def _yaml_output(path: Path) -> Path:
+    """`prepare -o`: a .yaml file name, checked before the model is asked (a bare name without
+    .yaml would later play the shipped scenario of that name)."""
+    if path.is_dir() or path.suffix not in (".yaml", ".yml"):
+        raise typer.BadParameter(f"{path}: give a file name ending in .yaml")
+    return path
+
+
+@app.command()
+def validate(
+    file: Annotated[str, typer.Argument(help="Scenario name or YAML path.")],
+    set_: Annotated[list[str], typer.Option("--set")] = [],
+) -> None:
+    """Check a scenario file; a bad one gets one clear message per problem."""
+    from wargraph.runs.runner import check_scenario
+
+    try:
+        sc = check_scenario(file, set_)
+    except _known_errors() as exc:
+        fail(str(exc))
+    console.print(
+        f"[green]ok[/] {safe(sc.title)} ({safe(sc.family)}, {len(sc.roles)} seats, "
+        f"{sc.rounds} rounds)"
+    )
+
+
+@app.command()
+def graph(
+    scenario: Annotated[str, typer.Argument()],
+    set_: Annotated[list[str], typer.Option("--set")] = [],
+    xray: Annotated[
+        bool, typer.Option("--xray", help="Also draw each seat's inner steps (decide, review ...).")
+    ] = False,
+) -> None:
+    """Print the Mermaid text of the compiled game graph (each seat one node, as in README)."""
+    from wargraph.kernel.scenario import load_scenario
+    from wargraph.runs.runner import build_for
+
+    try:
+        g = build_for(load_scenario(scenario, set_)).compile()
+    except _known_errors() as exc:
+        fail(str(exc))
+    sys.stdout.write(g.get_graph(xray=xray).draw_mermaid())
+
+
+@app.command()
+def prepare(
+    prompt: Annotated[str, typer.Argument(help="A short description of the crisis to prepare.")],
+    output: Annotated[
+        Path,
+        typer.Option("-o", "--output", help="Scenario YAML to write.", callback=_yaml_output),
+    ],
+    model: Annotated[str, typer.Option()] = "embedded",
+    seed: Annotated[int, typer.Option()] = 0,
+) -> None:
+    """The control prepares a scenario (setting, players with personas, injects) from a prompt."""
+    from wargraph.runs.posthoc import prepare_scenario, write_scenario
+
+    try:
+        with console.status("preparing the scenario ..."):
+            data, source = prepare_scenario(prompt, model=model, seed=seed)
+        write_scenario(data, output)
+    except _known_errors() as exc:
+        fail(str(exc))
+    note = (
+        " (the model's answer was unusable: the fallback was used)" if source == "fallback" else ""
+    )
+    console.print(
+        f"[green]wrote[/] {safe(output)}{note}; play it with `wargraph play {safe(output)}`"
+    )
+
+
+@app.command()
+def ask(
+    record: Annotated[Path, typer.Argument(help="record.json or its folder.")],
+    question: Annotated[str, typer.Argument()],
+    option: Annotated[list[str], typer.Option(help="A multiple-choice option; repeatable.")] = [],
+    model: Annotated[str, typer.Option()] = "embedded",
+) -> None:
+    """Ask the control a follow-up question about a finished game."""
+    from wargraph.runs.posthoc import ask_record
+    from wargraph.runs.records import load_record
+
+    try:
+        with console.status("asking the control ..."):
+            answer = ask_record(load_record(record), question, options=option, model=model)
+    except _known_errors() as exc:
+        fail(str(exc))
+    console.print(text(answer))
+
+
+SERVE_DB_HELP = (
+    "Keep the games in this store (SQLite file or postgresql:// URL), as the CLI does: "
+    "wargraph games/view/resume read them (default: the server's own, in its state folder)."
+)
+ALLOW_MODEL_HELP = (
+    "A model reference games on this server may use besides embedded and scripted, e.g. "
+    "openai:gpt-4o-mini or openai:*@http://10.0.0.5:8000/v1 (repeatable)."
+)
+
+
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
+    host: Annotated[
+        str, typer.Option(help="Loopback only unless you put a proxy in front.")
+    ] = "127.0.0.1",
+    config: Annotated[Path | None, typer.Option(help="A langgraph.json of your own.")] = None,
+    state_dir: Annotated[
+        Path | None, typer.Option(help="Server state (default ./.wargraph-server).")
+    ] = None,
+    scenario: Annotated[
+        list[Path] | None,
+        typer.Option(help="A scenario file the facilitator may start by name (repeatable)."),
+    ] = None,
+    allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
+    db: Annotated[str | None, typer.Option(help=SERVE_DB_HELP)] = None,
+) -> None:
+    """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
+    _run_server("serve", host, port, config, state_dir, scenario, allow_model, db)
+
+
+@app.command()
+def studio(
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 2024,
+    host: Annotated[str, typer.Option(help="Loopback only (127.0.0.1, ::1).")] = "127.0.0.1",
+    config: Annotated[Path | None, typer.Option(help="A langgraph.json of your own.")] = None,
+    state_dir: Annotated[
+        Path | None, typer.Option(help="Server state (default ./.wargraph-studio).")
+    ] = None,
+    scenario: Annotated[
+        list[Path] | None, typer.Option(help="A scenario file runs may name (repeatable).")
+    ] = None,
+    allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
+    db: Annotated[str | None, typer.Option(help=SERVE_DB_HELP)] = None,
+) -> None:
+    """Debug games in LangGraph Studio: langgraph dev on loopback with Studio allowed, no seats."""
+    _run_server("studio", host, port, config, state_dir, scenario, allow_model, db)
+
+
+def _run_server(
+    mode: str,
+    host: str,
+    port: int,
+    config: Path | None,
+    state_dir: Path | None,
+    scenario: list[Path] | None,
+    allow_model: list[str] | None,
+    db: str | None,
+) -> NoReturn:
+    try:
+        module = importlib.import_module(f"wargraph.server.{mode}")
+    except ModuleNotFoundError:
+        fail("the server package is not installed")
+    raise typer.Exit(
+        getattr(module, mode)(
+            host=host,
+            port=port,
+            config=config,
+            state_dir=state_dir,
+            scenarios=scenario or [],
+            allow_models=allow_model or [],
+            db=db,
+        )
+    )
+
+
+@app.command()
+def replay(
+    thread: Annotated[str, typer.Option(help="Thread id of the stored game.")],
+    phase: Annotated[
+        str, typer.Option(help="Where to fork: an engine phase (F1903M) or a round number.")
+    ],
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    runs: Annotated[int, typer.Option(help="How many replays.")] = 3,
+    set_: Annotated[
+        list[str], typer.Option("--set", help="KEY=VALUE change to the stored scenario.")
+    ] = [],
+    model: Annotated[str | None, typer.Option(help="Default model for the replays.")] = None,
+    phases: Annotated[int, typer.Option(help="Phases (rounds) to replay from the fork.")] = 1,
+    out: Annotated[Path, typer.Option(help="Folder for the report and each run's record.")] = Path(
+        "runs/replay"
+    ),
+) -> None:
+    """Fork a stored game at a phase and replay it N times under a change (the original stays)."""
+    from wargraph.runs.replay import print_report
+    from wargraph.runs.replay import replay as run_replay
+
+    _on_thread(thread)
+    try:
+        with console.status(f"replaying {thread} at {phase} ..."):
+            result = run_replay(
+                db=db,
+                thread_id=thread,
+                phase=phase,
+                runs=runs,
+                overrides=list(set_),
+                model=model,
+                out_dir=out,
+                phases=phases,
+            )
+    except _known_errors() as exc:
+        fail(str(exc))
+    print_report(result, console)
+
+
+@app.command()
+def view(
+    run_dir: Annotated[
+        Path | None, typer.Argument(help="A game folder (record.json, trace.jsonl).")
+    ] = None,
+    thread: Annotated[str | None, typer.Option(help="A stored game's thread id.")] = None,
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    out: Annotated[
+        Path | None, typer.Option(help="The page (default: view.html in the game's folder).")
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page that replays a game: who knew what, phase by phase."""
+    from wargraph.view import ViewError, write_stored_view, write_view
+
+    if (run_dir is None) == (thread is None):
+        fail("give a game folder (wargraph view RUN_DIR) or a stored game (--thread ID --db DB)")
+    errors: tuple[type[Exception], ...] = (ViewError, *_known_errors())
+    try:
+        if thread is not None:
+            _on_thread(thread)
+            path = write_stored_view(db, thread, out)
+        else:
+            assert run_dir is not None  # exactly one of the two, checked above
+            path = write_view(run_dir, out, db=db)
+    except errors as exc:
+        fail(str(exc))
+    console.print(str(path), highlight=False, soft_wrap=True)
+
+
+@app.command("eval", cls=EvalCommand, no_args_is_help=True)
+def eval_(
+    command: typer.Context,
+    family: Annotated[str, typer.Argument(help="The game family whose eval scores the records.")],
+    records: Annotated[list[Path], typer.Argument(help="record.json files or folders.")],
+    out: Annotated[Path | None, typer.Option(help="Folder (default runs/eval_FAMILY).")] = None,
+) -> None:
+    """Score finished games with their family's own eval: waragent (accuracy against history:
+    per-run scores, mean ± sd, board figures), diplomacy (game scores, order statistics,
+    relationships, token use; promises kept or broken with --promises-model)."""
+    import wargraph.kernel.families as families
+
+    try:
+        run = families.attribute(family, "eval_command")
+        if run is None:
+            having = [n for n, f in families.families().items() if f.eval_command]
+            fail(
+                f"the {family} family has no eval command (families with one: {', '.join(having)})"
+            )
+        options = familyargs.values(command, family, "eval_options", f"wargraph eval {family}")
+        run(records, out or Path("runs") / f"eval_{family}", **options)
+    except _known_errors() as exc:
+        fail(str(exc))
+
+
+@app.command()
+def experiment(
+    file: Annotated[str, typer.Argument(help="Experiment YAML (or a shipped experiment name).")],
+    runs: Annotated[
+        int | None, typer.Option(help="Runs per condition (overrides the file).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Every model of the file, judge included.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder (default runs/experiments/NAME).")
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Checkpoint store: a postgresql:// URL (shared by machines) or a SQLite file "
+            "(default OUT/checkpoints.sqlite)."
+        ),
+    ] = None,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Run each game as a Ray task: 'auto' (this machine's cluster, else a local "
+            "one), 'local', or a cluster ADDRESS. Needs wargraph[scale]."
+        ),
+    ] = None,
+    cpus_per_game: Annotated[
+        float,
+        typer.Option(
+            help="With --ray: CPUs Ray reserves per game (0.25 = four games per CPU, for games "
+            "that wait on an inference endpoint)."
+        ),
+    ] = 1.0,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, max=64, help="Games at once in this process (overrides the file)."),
+    ] = None,
+    endpoint_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Model calls at once per OpenAI-compatible endpoint (default "
+            "WARGRAPH_ENDPOINT_CONCURRENCY, else 4); give it at least --concurrency x 2 if "
+            "the endpoint takes them.",
+        ),
+    ] = None,
+) -> None:
+    """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
+    from wargraph.evals.experiment import run_from_cli
+
+    code = run_from_cli(
+        file,
+        runs=runs,
+        model=model,
+        out=out,
+        console=console,
+        db=db,
+        ray=ray,
+        cpus_per_game=cpus_per_game,
+        concurrency=concurrency,
+        calls_per_endpoint=endpoint_concurrency,
+    )
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command()
+def tournament(
+    file: Annotated[
+        str, typer.Argument(help="Tournament YAML (src/wargraph/evals/tournaments/*.yaml).")
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Folder (default runs/tournaments/NAME).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Every entrant's model but bots' and people's (checks).")
+    ] = None,
+    db: Annotated[str | None, typer.Option(help="Checkpoint store (as for experiment).")] = None,
+    ray: Annotated[str | None, typer.Option(help="Games as Ray tasks (as for experiment).")] = None,
+    cpus_per_game: Annotated[float, typer.Option(help="With --ray: CPUs per game.")] = 1.0,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, max=64, help="Games at once in this process.")
+    ] = None,
+    endpoint_concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Model calls at once per endpoint.")
+    ] = None,
+    report_only: Annotated[
+        bool, typer.Option("--report-only", help="Rebuild the report from the stored games.")
+    ] = False,
+) -> None:
+    """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
+    from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
+
+    code = run_tournament_cli(
+        file,
+        out=out,
+        model=model,
+        db=db,
+        ray=ray,
+        cpus_per_game=cpus_per_game,
+        concurrency=concurrency,
+        calls_per_endpoint=endpoint_concurrency,
+        only_report=report_only,
+        console=console,
+    )
+    if code:
+        raise typer.Exit(code)
+
+
+def main() -> None:
+    """The console entry point: an unexpected failure is one clear line, its details in a log."""
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        err.print("stopped; a game in progress resumes with `wargraph resume --thread ID`")
+        raise SystemExit(130) from None
+    except OSError as exc:  # a path the system refused: which one and what to do, no log
+        from wargraph.runs.userfiles import explain_os_error
+
+        err.print(f"[bold red]error:[/] {safe(explain_os_error(exc))}", highlight=False)
+        raise SystemExit(2) from None
+    except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
+        import tempfile
+        import traceback
+
+        log = Path(tempfile.gettempdir()) / "wargraph-error.log"
+        log.write_text(traceback.format_exc(), encoding="utf-8")
+        where = f" (thread {_thread[0]})" if _thread else ""
+        err.print(
+            f"[bold red]error:[/] unexpected {type(exc).__name__}: {safe(exc)}{safe(where)}",
+            highlight=False,
+        )
+        err.print(f"details in {log}; games in progress resume with `wargraph resume`")
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,70 @@
+"""Blotto bots of known strength (wargraph.seats.bots), reading the ask's `facts` (fronts with their
+points, the budget, last round's public allocations).
+
+- `fixed`: the same split every round, weighted by the fronts' points.
+- `even`: the budget spread evenly over the fronts (the documented fallback), every round.
+- `best_response`: against each opponent's last allocation, the cheapest set of fronts worth the
+  most points (one unit more than the opponent on each), the rest spread; `fixed` in round one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+ALLOCATION_TASKS = ("allocate", "orders", "revise")
+
+
+def _facts(ask: dict[str, Any]) -> dict[str, Any] | None:
+    facts = ask.get("facts")
+    if not facts or ask.get("schema") != "blotto_allocation":
+        return None
+    return facts
+
+
+def _spread(fronts: dict[str, float], budget: int, weights: dict[str, float]) -> dict[str, int]:
+    """Whole units in proportion to weights, largest remainders first (front order on ties)."""
+    total = sum(weights.values()) or 1
+    exact = {f: budget * weights.get(f, 0) / total for f in fronts}
+    out = {f: int(v) for f, v in exact.items()}
+    rest = budget - sum(out.values())
+    for f in sorted(fronts, key=lambda f: -(exact[f] - out[f]))[:rest]:
+        out[f] += 1
+    return out
+
+
+def fixed_split(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    facts = _facts(ask)
+    if facts is None:
+        return None
+    return _spread(facts["fronts"], int(facts["budget"]), facts["fronts"])
+
+
+def even(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    if _facts(ask) is None:
+        return None
+    return dict(ask["fallback"])
+
+
+def best_response(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    facts = _facts(ask)
+    if facts is None:
+        return None
+    fronts, budget = facts["fronts"], int(facts["budget"])
+    others = [a for side, a in (facts.get("last") or {}).items() if side != facts.get("side")]
+    if not others:
+        return fixed_split(ask, rng)
+    # what it takes to win each front outright against every opponent's last allocation
+    need = {f: max(int(a.get(f, 0)) for a in others) + 1 for f in fronts}
+    best: tuple[float, int, tuple[str, ...]] = (-1.0, 0, ())
+    for k in range(len(fronts), 0, -1):
+        for combo in itertools.combinations(fronts, k):
+            cost = sum(need[f] for f in combo)
+            if cost <= budget:
+                best = max(best, (sum(fronts[f] for f in combo), -cost, combo))
+    out = {f: (need[f] if f in best[2] else 0) for f in fronts}
+    left = budget - sum(out.values())
+    for f, extra in _spread(fronts, left, {f: fronts[f] for f in best[2] or fronts}).items():
+        out[f] += extra
+    return out

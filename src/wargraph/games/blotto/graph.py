@@ -1,0 +1,36 @@
+"""Colonel Blotto (a campaign over named fronts), composed from the phase library and the Blotto
+world (`src/wargraph/games/blotto/world.py`); the walk-through is docs/new-game.md.
+
+Each round: negotiate (messages between sides) -> summarize (a private diary) -> order (one whole
+number per front) -> secretary_validate (refuse with reasons, ask again, then scale down) ->
+adjudicate (code scores the fronts; the control narrates); after the last round, analyze.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wargraph.games.blotto.world import BLOTTO, BlottoScenario
+from wargraph.kernel.graphkit import GameGraph, build_game
+from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.nodes.analyze import analyze
+from wargraph.nodes.library import CARD_PHASES
+
+DEFAULT_SCENARIO = "blotto"
+
+
+def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
+    sc = load_scenario(scenario)
+    if not isinstance(sc, BlottoScenario):
+        raise ScenarioError(f"family: the blotto graph needs family 'blotto' (got {sc.family!r})")
+    return build_game(
+        dict(CARD_PHASES),
+        roster=list(sc.roles),
+        world=BLOTTO,
+        scenario=sc,
+        end={"analyze": analyze},
+    )
+
+
+builder = build()
+graph = builder.compile()

@@ -1,0 +1,44 @@
+"""Full-press Diplomacy on the `diplomacy` engine, composed from the phase library:
+
+    negotiate (rounds of messages, all powers at once; the world's press rules) -> summarize
+    (private diaries: summary, intent, goals, relationships; a yearly digest) -> order (one enum
+    of legal orders per unit) -> secretary_validate (the engine checks the orders on a copy of the
+    phase; refused orders go back with the reason, then the unit holds) -> adjudicate (the engine
+    processes the phase), one engine phase per round until `diplomacy.max_year`; then analyze
+    (the game's scores and measures).
+
+The rules live in `src/wargraph/games/diplomacy/` (`world.py` assembles the World from one module
+per part; the engine boundary beside them); critical state analysis in `replay.py` there, whose
+hooks the family's entry (`src/wargraph/games/diplomacy/__init__.py`) declares.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wargraph.games.diplomacy.world import DIPLOMACY, DiplomacyScenario
+from wargraph.kernel.graphkit import GameGraph, build_game
+from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.nodes.analyze import analyze
+from wargraph.nodes.library import CARD_PHASES
+
+DEFAULT_SCENARIO = "diplomacy"
+
+
+def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
+    sc = load_scenario(scenario)
+    if not isinstance(sc, DiplomacyScenario):
+        raise ScenarioError(
+            f"family: the diplomacy graph needs family 'diplomacy' (got {sc.family!r})"
+        )
+    return build_game(
+        dict(CARD_PHASES),
+        roster=list(sc.roles),
+        world=DIPLOMACY,
+        scenario=sc,
+        end={"analyze": analyze},
+    )
+
+
+builder = build()
+graph = builder.compile()

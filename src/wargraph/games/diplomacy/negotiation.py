@@ -1,0 +1,90 @@
+"""Negotiation under the scenario's press rules: rounds of messages before each movement phase,
+to GLOBAL or (full press) one power, each message checked by `press.check_message` and the
+delivered ones kept in the engine's saved game too."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wargraph.games.diplomacy.engine import GLOBAL
+from wargraph.games.diplomacy.phase import info_of, saved_of
+from wargraph.games.diplomacy.press import add_messages, check_message
+from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.view import NOTE_SLOT
+from wargraph.kernel.parts import Press
+from wargraph.kernel.parts.press import STAY_SILENT
+from wargraph.kernel.question import Question
+from wargraph.prompts import render_prompt
+
+if TYPE_CHECKING:
+    from wargraph.kernel.table import Table
+
+
+@dataclass(frozen=True)
+class Negotiation(Press):
+    """`diplomacy.negotiation_rounds` exchanges of at most `max_messages` per power."""
+
+    everyone: str = GLOBAL
+
+    def exchanges(self, table: Table) -> int:
+        return scenario_of(table).diplomacy.negotiation_rounds
+
+    def limit(self, table: Table) -> int:
+        return scenario_of(table).diplomacy.max_messages
+
+    def recipients(self, table: Table, speaker: str, speakers: list[str]) -> list[str]:
+        others = [o for o in speakers if o != speaker]
+        return [GLOBAL] + ([] if scenario_of(table).diplomacy.public_only else others)
+
+    def question(
+        self, table: Table, speaker: str, exchange: int, recipients: list[str]
+    ) -> Question:
+        cfg = scenario_of(table).diplomacy
+        others = [r for r in recipients if r != GLOBAL]
+        return Question(
+            task=self.task,
+            question=render_prompt(
+                "diplomacy_negotiate_question",
+                table.variant(speaker),
+                power=speaker,
+                phase=info_of(table).name,
+                round=exchange,
+                rounds=cfg.negotiation_rounds,
+                limit=cfg.max_messages,
+                chars=cfg.message_chars,
+                recipients=", ".join(recipients),
+                private=""
+                if cfg.public_only
+                else f" to one power privately ({', '.join(others)}) or",
+            ),
+            schema="diplomacy_messages",
+            schema_args={
+                "recipients": recipients,
+                "limit": cfg.max_messages,
+                "chars": cfg.message_chars,
+                **({"people": True} if table.seat(speaker).get("kind") == "human" else {}),
+            },
+            fallback={"action": STAY_SILENT, "messages": []},
+            scripted={"action": "send"},  # scripted games talk as before (benchmarks compare)
+            memory_slot=NOTE_SLOT,
+            notes=False,
+            max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
+        )
+
+    def address(self, table: Table, to: str) -> str:
+        return to.strip().upper()
+
+    def refusal(self, table: Table, sender: str, to: str, text: str) -> str | None:
+        cfg = scenario_of(table).diplomacy
+        alive = list(info_of(table).powers_alive)
+        return check_message(
+            sender, to, text, press=cfg.press, max_len=cfg.message_chars, powers=alive
+        )
+
+    def data(self, table: Table, exchange: int) -> dict[str, Any]:
+        return {"phase": info_of(table).name, "negotiation_round": exchange}
+
+    def delivered(self, table: Table, sent: list[tuple[str, str, str]]) -> dict[str, Any]:
+        # the engine's saved game keeps the press too (record.json holds it)
+        return {"diplomacy": add_messages(saved_of(table), sent)} if sent else {}

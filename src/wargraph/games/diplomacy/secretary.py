@@ -1,0 +1,77 @@
+"""The engine as the secretary: it checks a power's orders on a copy of the phase, sends the
+refused ones back with its reasons (`diplomacy.order_retries` times), then those units hold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wargraph.games.diplomacy.orders import check_answer
+from wargraph.games.diplomacy.phase import legal_of, saved_of
+from wargraph.games.diplomacy.scenario import SECRETARY, scenario_of
+from wargraph.games.diplomacy.unit_orders import orders_question
+from wargraph.kernel.parts import Secretary
+from wargraph.kernel.question import Check, Question
+from wargraph.kernel.state import Event
+
+if TYPE_CHECKING:
+    from wargraph.kernel.table import Table
+
+
+@dataclass(frozen=True)
+class EngineSecretary(Secretary):
+    """Refused orders go back with the engine's reasons; after the retries the unit holds."""
+
+    name: str = SECRETARY
+    give_up_status: str = "held"
+
+    def max_revisions(self, table: Table) -> int:
+        return scenario_of(table).diplomacy.order_retries
+
+    def check(self, table: Table, actor: str, proposal: Any) -> Check:
+        """The engine checks the orders on a copy of the phase."""
+        legal = legal_of(table, actor)
+        accepted, refused = check_answer(saved_of(table), actor, proposal, legal=legal)
+        return Check(
+            accepted=accepted,
+            reasons=[f"{k}: {o or 'no order'}: {why}" for k, (o, why) in refused.items()],
+            detail={k: list(v) for k, v in refused.items()},
+        )
+
+    def revise_question(
+        self, table: Table, actor: str, proposal: Any, check: Check, attempt: int
+    ) -> Question:
+        legal = legal_of(table, actor)
+        refused = {k: tuple(v) for k, v in (check.detail or {}).items()}
+        sub = {k: legal[k] for k in refused if k in legal}
+        return orders_question(table, actor, sub, task="revise", refused=refused, attempt=attempt)
+
+    def revised(self, table: Table, actor: str, proposal: Any, value: dict[str, Any]) -> Any:
+        return {**proposal, **value}
+
+    def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
+        """After the retries the unit holds (dislodged units disband, builds are waived)."""
+        held = "; ".join(f"{k} ({o or 'no order'}: {why})" for k, (o, why) in check.detail.items())
+        return check.accepted, held
+
+    def verdict_events(
+        self,
+        table: Table,
+        actor: str,
+        status: str,
+        attempts: int,
+        note: str,
+        trail: list,
+        proposal: Any,
+    ) -> list[Event]:
+        if status == self.give_up_status:
+            text = (
+                f"After {attempts} revision(s) the secretary still refused: {note}. "
+                "Those units hold (dislodged units disband, builds are waived)."
+            )
+        elif attempts:
+            text = f"The secretary accepted your orders after {attempts} revision(s)."
+        else:
+            return []
+        data = {"status": status, "revisions": attempts, "trail": trail}
+        return [self.verdict(table, actor, text, data)]

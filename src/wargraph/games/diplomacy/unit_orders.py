@@ -1,0 +1,121 @@
+"""Orders, one per unit: the question a power answers (its units with their legal orders, one
+enum per unit for a model and free text for a person, holds as the documented fallback) and
+the proposal its answer makes. Revisions ask the same question about the refused units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wargraph.games.diplomacy.geography import unit_blocks
+from wargraph.games.diplomacy.orders import hold_orders
+from wargraph.games.diplomacy.phase import info_of, legal_of, position_of
+from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.view import NOTE_SLOT, unit_blocks_text
+from wargraph.kernel.parts import Orders
+from wargraph.kernel.question import Question
+from wargraph.kernel.state import Event
+from wargraph.kernel.views import quote
+from wargraph.prompts import render_prompt
+from wargraph.seats.bots import is_bot
+
+if TYPE_CHECKING:
+    from wargraph.kernel.table import Table
+
+
+@dataclass(frozen=True)
+class UnitOrders(Orders):
+    """Each power alive with something to order answers its legal orders, keyed by unit."""
+
+    task: str = "orders"
+
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
+        return orders_question(table, actor, legal_of(table, actor), task=self.task)
+
+    def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
+        return dict(value)
+
+    def events(
+        self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None
+    ) -> list[Event]:
+        return []  # the orders are recorded with their results when the engine adjudicates
+
+
+def orders_question(
+    table: Table,
+    power: str,
+    legal: dict[str, list[str]],
+    *,
+    task: str,
+    refused: dict[str, Any] | None = None,
+    attempt: int = 0,
+) -> Question:
+    """The orders of `legal`'s units (all of them, or after a refusal the `refused` ones with
+    the engine's reasons)."""
+    s = scenario_of(table)
+    v = table.variant(power)
+    info = info_of(table)
+    people = str(table.seat(power).get("kind", "ai")) == "human"
+    if refused:
+        lines = "\n".join(f"{k}: {o or '(none)'}: {why}" for k, (o, why) in refused.items())
+        question = render_prompt(
+            "diplomacy_revise_question",
+            v,
+            power=power,
+            phase=info.name,
+            refused=quote(lines),
+            keys=", ".join(legal),
+            attempt=attempt,
+            limit=s.diplomacy.order_retries,
+        )
+    else:
+        question = render_prompt(
+            f"diplomacy_orders_question_{info.type}",
+            v,
+            power=power,
+            phase=info.name,
+            keys=", ".join(legal),
+            count=len(legal),
+        )
+    blocks = unit_blocks_text(table, power)
+    return Question(
+        task=task,
+        question=(blocks + "\n\n" if blocks else "")
+        + question
+        + (_legal_lists(legal) if info.type == "A" else ""),
+        schema="diplomacy_orders_text" if people else "diplomacy_orders",
+        schema_args={"legal": legal},
+        fallback=_fallback_orders(table, power, legal),
+        memory_slot=NOTE_SLOT,
+        notes=False,
+        max_tokens=_orders_tokens(legal),
+        facts=_bot_facts(table, power, legal),
+    )
+
+
+def _orders_tokens(legal: dict[str, list[str]]) -> int:
+    chars = sum(len(k) + max((len(o) for o in opts), default=8) + 8 for k, opts in legal.items())
+    return chars // 2 + 24
+
+
+def _fallback_orders(table: Table, power: str, legal: dict[str, list[str]]) -> dict[str, str]:
+    """The documented fallback: hold, disband when dislodged, waive builds, civil-disorder
+    disbands (one per key, in key order)."""
+    holds = hold_orders(position_of(table).game, power, legal=legal)
+    return dict(zip(legal, holds, strict=False))
+
+
+def _bot_facts(table: Table, power: str, legal: dict[str, list[str]]) -> dict[str, Any] | None:
+    """What a bot seat reads (wargraph.seats.bots): its units with their nearest unowned centres and
+    legal orders. Public board facts, and only on a bot's ask (a model's checkpoint stays lean)."""
+    if not is_bot(table.seat(power).get("model")):
+        return None
+    blocks = position_of(table).derived(
+        ("bot", power), lambda game: unit_blocks(game, power, n_foreign=0, legal=legal)
+    )
+    return {"power": power, "phase_type": info_of(table).type, "units": blocks}
+
+
+def _legal_lists(legal: dict[str, list[str]]) -> str:
+    """Adjustments have no unit blocks with legal orders: list the options of each slot."""
+    return "\n" + "\n".join(f"{k}: {' | '.join(opts)}" for k, opts in legal.items())

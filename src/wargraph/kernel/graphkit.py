@@ -1,0 +1,252 @@
+"""Assemble a game graph: `setup`, phase nodes (the spine) and one agent node per seat.
+
+A phase node returns a state update. If it sets `asks`, the graph fans out to the agent nodes
+of those roles (each reads its role's asks from the state), which route back to the same phase
+(by `state["phase"]`), so the phase collects their answers from `pending`. With no asks it
+moves on to `next`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from langgraph.channels import EphemeralValue
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from wargraph.kernel.context import GameContext, context_of
+from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
+from wargraph.kernel.state import CLEAR, GameInput, GameState, make_event
+from wargraph.kernel.table import Table, scenario_of
+from wargraph.kernel.world import NARRATIVE, World
+from wargraph.models.faults import new_game
+from wargraph.prompts import family_prompts
+from wargraph.seats.agents import agent_node_name, make_agent_node
+from wargraph.seats.deciders import Ask
+
+Phase = Callable[[GameState, Table], dict[str, Any]]
+# A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).
+GameGraph = StateGraph[Any, GameContext, Any, Any]
+
+
+class KitState(GameState, total=False):
+    # Ephemeral: a phase's asks are in the checkpoint its step writes (what a person waiting at
+    # an interrupt is asked, what Studio shows) and gone after the seats' step, so the prompts
+    # are not copied into every later checkpoint; the seats' answers land in `pending`.
+    asks: Annotated[list[Ask], EphemeralValue(list)]
+    next: str
+
+
+def opening_events(scenario: Scenario) -> list:
+    """Round 0: the setting for everyone, and each seat's private brief (persona, goals, secrets)."""
+    events = [
+        make_event(
+            round=0,
+            phase="setup",
+            kind="setting",
+            author="scenario",
+            text=f"{scenario.title}\n{scenario.setting}",
+        )
+    ]
+    for name, role in scenario.players.items():
+        brief = [f"You are {name}."]
+        if role.persona_text:
+            brief.append(f"Persona: {role.persona_text}")
+        if role.goals:
+            brief.append("Goals: " + "; ".join(role.goals))
+        if role.secrets:
+            brief.append("Known only to you: " + " ".join(role.secrets))
+        events.append(
+            make_event(
+                round=0,
+                phase="setup",
+                kind="brief",
+                author="scenario",
+                text="\n".join(brief),
+                audience=[name],
+                key=name,
+            )
+        )
+    return events
+
+
+def make_setup(roster: list[str], first: str, world: World) -> Callable:
+    def setup(state: GameInput, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        if state.get("spec"):  # resumed or forked games keep their scenario
+            return {"next": first, "asks": []}
+        new_game()  # its model faults in a row count from zero, even on a reused thread id
+        try:
+            overrides = dict(state.get("overrides") or {})
+            if state.get("rounds"):
+                overrides["rounds"] = state["rounds"]
+            scenario = load_scenario(state.get("scenario") or "", overrides)
+        except ScenarioError as err:
+            return {"error": str(err), "done": True, "next": END, "asks": []}
+        missing = sorted(set(scenario.roles) - set(roster))
+        if missing:
+            return {
+                "error": (
+                    f"this graph was built for the seats {sorted(roster)}; the scenario also has "
+                    f"{missing}. Build the graph for this scenario (graphs.<family>.build(scenario))."
+                ),
+                "done": True,
+                "next": END,
+                "asks": [],
+            }
+        update: KitState = {
+            "spec": scenario.model_dump(),
+            "round": 1,
+            "done": False,
+            "events": opening_events(scenario),
+            "pending": {CLEAR: True},
+            "next": first,
+            "asks": [],
+        }
+        opening: KitState = {**update, "phase": "setup"}
+        table = Table(scenario, context_of(runtime), opening, world)
+        try:
+            with family_prompts(scenario.family):
+                opened = world.opening.open(table)
+        except ScenarioError as err:
+            return {"error": str(err), "done": True, "next": END, "asks": []}
+        return {**update, **opened}
+
+    return setup
+
+
+class UnansweredAsk(RuntimeError):
+    """A phase asked again a question its seat had answered: it never reads that answer, so
+    the game would ask forever (until LangGraph's recursion limit)."""
+
+
+def _check_not_asked_again(name: str, table: Table, update: dict[str, Any]) -> None:
+    if (update.get("pending") or {}).get(CLEAR):
+        return  # the phase cleared its answers: asking anew is a new question
+    answered = table.pending
+    asks: list[Ask] = update["asks"]
+    again = next((a for a in asks if a["id"] in answered), None)
+    if again is None:
+        return
+    raise UnansweredAsk(
+        f"phase {name!r} in round {table.round} asked {again['id']!r} (task "
+        f"{again['task']!r}, seat {again['role']!r}) again after it was answered: the phase "
+        f"looks for the answer under another ask id (an answer is read under the id of the "
+        f"question asked: `table.ask_id(question.task, seat, key)`)"
+    )
+
+
+def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: World) -> Callable:
+    def phase(state: KitState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        current: KitState = {**state, "phase": name}
+        table = Table(scenario_of(state), context_of(runtime), current, world)
+        with family_prompts(table.scenario.family):  # a plug-in's own templates first
+            update = fn(table.state, table) or {}
+        update["phase"] = name
+        update.setdefault("asks", [])
+        _check_not_asked_again(name, table, update)
+        if not update["asks"] and "next" not in update:
+            update.update(_after(name, table, update, order, end))
+        return update
+
+    phase.__name__ = name
+    return phase
+
+
+def _after(
+    name: str, table: Table, update: dict[str, Any], spine: list[str], end: list[str]
+) -> dict[str, Any]:
+    """Where a finished phase leads: the next spine phase, the next round, or the end phases.
+    A game that ends mid-round still passes through the round's remaining phases (they find
+    nothing to do), so every phase has one way forward and the graph draws the round's rhythm."""
+    if name in end:
+        i = end.index(name)
+        return {"next": end[i + 1] if i + 1 < len(end) else END}
+    finished = update.get("done") or table.state.get("done")
+    i = spine.index(name)
+    if i + 1 < len(spine):
+        return {"next": spine[i + 1]}
+    if not finished and table.round < table.scenario.rounds:
+        # the scenario again, unchanged: a load then finds it within the round (see `spec`)
+        return {"next": spine[0], "round": table.round + 1, "spec": table.state["spec"]}
+    return {"next": end[0] if end else END, "done": True}
+
+
+def route_phase(state: KitState) -> list[str] | str:
+    """The asked seats' agent nodes, which run together and read their own asks from `asks`
+    (each keeps the asks of its role). Plain edges rather than `Send`: a Send's payload is
+    stored as a write and again in the next checkpoint, so every prompt would be stored twice
+    more than the `asks` channel already holds it."""
+    asks = state.get("asks") or []
+    if not asks:
+        return state.get("next") or END
+    return [agent_node_name(r) for r in dict.fromkeys(a["role"] for a in asks)]
+
+
+def route_back(state: KitState) -> str:
+    return state["phase"]
+
+
+def seats_of(fn: Phase, scenario: Scenario | None, world: World, roster: list[str]) -> list[str]:
+    """The seats a phase may ask (declared on the node with `nodes.seats.asks`)."""
+    declared = getattr(fn, "seats", None)
+    if declared is None or scenario is None:
+        return list(roster)
+    return [r for r in declared(scenario, world) if r in roster]
+
+
+def build_game(
+    spine: dict[str, Phase],
+    roster: list[str],
+    *,
+    world: World | None = None,
+    scenario: Scenario | None = None,
+    end: dict[str, Phase] | None = None,
+    state_schema: type = KitState,
+) -> GameGraph:
+    """`spine`: the phases of one round, in order; `end`: phases after the last round (analysis);
+    `roster`: every seat that can be asked; `world`: the rules the phases consult.
+
+    Edges follow the phase order. A phase that asks seats fans out to their agent nodes, which
+    return only to the phases that ask them; the last phase of a round branches to the next
+    round or the end; a phase that loops (negotiation exchanges) may run again."""
+    world = world or NARRATIVE
+    end = end or {}
+    phases = {**spine, **end}
+    order, closing = list(spine), list(end)
+    g: GameGraph = StateGraph(state_schema, context_schema=GameContext, input_schema=GameInput)
+    g.add_node("setup", make_setup(roster, order[0], world))
+    for name, fn in phases.items():
+        g.add_node(name, make_phase(name, fn, order, closing, world))
+    seats = {name: seats_of(fn, scenario, world, roster) for name, fn in phases.items()}
+    asked = [r for r in roster if any(r in s for s in seats.values())]
+    for role in asked:
+        # no retry here: the seat retries its own `decide` (a second call of the seat's
+        # subgraph from one task would keep its history under another namespace)
+        g.add_node(agent_node_name(role), make_agent_node(role))
+    g.add_edge(START, "setup")
+    g.add_conditional_edges("setup", route_phase, {order[0]: order[0], END: END})
+    finish = closing[0] if closing else END
+    for name, fn in phases.items():
+        targets: list[str] = [agent_node_name(r) for r in seats[name]]
+        if getattr(fn, "loops", False):
+            targets.append(name)
+        if name in closing:
+            i = closing.index(name)
+            targets.append(closing[i + 1] if i + 1 < len(closing) else END)
+        else:
+            i = order.index(name)
+            targets += [order[i + 1]] if i + 1 < len(order) else [order[0], finish]
+        targets = list(dict.fromkeys(targets))
+        if len(targets) == 1:
+            g.add_edge(name, targets[0])
+        else:
+            g.add_conditional_edges(name, route_phase, {t: t for t in targets})
+    for role in asked:
+        back = [name for name in phases if role in seats[name]]
+        node = agent_node_name(role)
+        if len(back) == 1:
+            g.add_edge(node, back[0])
+        else:
+            g.add_conditional_edges(node, route_back, {n: n for n in back})
+    return g

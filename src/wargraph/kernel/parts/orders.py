@@ -1,0 +1,99 @@
+"""`Orders`: what an actor is asked in `order`, how a team combines its members' proposals, what
+an answer proposes and which events record it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wargraph.kernel.question import ORDER, Question, side_name
+from wargraph.kernel.state import EVERYONE, Event
+from wargraph.kernel.views import quote
+from wargraph.prompts import render_prompt
+
+if TYPE_CHECKING:
+    from wargraph.kernel.table import Table
+
+FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
+
+
+@dataclass(frozen=True)
+class Orders:
+    """Free-text plans: each actor states one; a team's members propose and its leader combines.
+    Plans go to the actor and the control only, unless the scenario makes them public."""
+
+    task: str = "plan"  # the default task of an order question (enters ask ids)
+
+    def actors(self, table: Table) -> list[str]:
+        """Who acts at this mount (default: the cast's actors of `order`)."""
+        return table.world.cast.actors(table, ORDER)
+
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
+        s = table.scenario
+        as_member = f"You are a member of {team}; propose what {team} should do. " if team else ""
+        return Question(
+            task=self.task,
+            question=render_prompt(
+                "plan_question",
+                table.variant(actor),
+                round=table.round,
+                rounds=s.rounds,
+                timestep=s.timestep,
+                as_member=as_member,
+                side=side_name(team or actor),
+            ),
+            schema="plan",
+            fallback=FALLBACK_PLAN,
+            answer_start=f"{side_name(team or actor)} will",
+        )
+
+    def combine_question(self, table: Table, team: str, proposals: dict[str, str]) -> Question:
+        # every line quoted: a multi-line proposal must not put unquoted text in the prompt
+        quoted = "\n".join(f"[{who}]\n{quote(text)}" for who, text in proposals.items())
+        leader = table.scenario.teams[team].leader
+        return Question(
+            task="combine",
+            question=render_prompt(
+                "combine_question",
+                table.variant(leader),
+                team=team,
+                timestep=table.scenario.timestep,
+                proposals=quoted,
+            ),
+            schema="plan",
+            fallback={"plan": next(iter(proposals.values()), "")},
+        )
+
+    def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
+        """The proposal an answer makes (kept in `world["proposals"]`, JSON-able)."""
+        return value.get("plan", "")
+
+    def events(
+        self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None
+    ) -> list[Event]:
+        """Events recorded when the orders are in (a member's proposal goes to its team)."""
+        s = table.scenario
+        if team is not None:
+            return [
+                table.event(
+                    kind="proposal",
+                    author=actor,
+                    text=proposal,
+                    audience=[team],
+                    data={"source": source, "team": team},
+                    key=team,
+                )
+            ]
+        public = s.public_plans and actor in s.actors
+        data: dict[str, Any] = {"source": source}
+        if actor in s.teams:
+            data["leader"] = s.teams[actor].leader
+        return [
+            table.event(
+                kind="plan" if actor in s.actors else "proposal",
+                author=actor,
+                text=proposal,
+                audience=[EVERYONE] if public else [actor, s.control.name],
+                data=data,
+            )
+        ]

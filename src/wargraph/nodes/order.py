@@ -1,0 +1,113 @@
+"""`order`: every actor states its move at once, on its own view. A team's members propose and
+its leader combines, innermost teams first. The world says what is asked and what an answer
+proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`.
+
+`order` may be mounted more than once in a round (`{"propose": order, ..., "respond": order}`:
+a world names one `Orders` per mount, or tells them apart by `table.phase`). Each mount
+merges its proposals into the round's per seat, so a later mount keeps what an earlier one
+placed (and the secretary approved); a seat that acts in two mounts keeps its latest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
+from wargraph.kernel.state import CLEAR, GameState
+from wargraph.kernel.table import Table
+from wargraph.nodes.seats import asks, players
+
+Seat = tuple[str, str | None]  # (who answers, the team it proposes for)
+
+
+def _seats(table: Table, actors: list[str]) -> list[Seat]:
+    s = table.scenario
+    seats: list[Seat] = [(a, None) for a in actors if a not in s.teams]
+    for tname, team in s.teams.items():
+        seats += [(m, tname) for m in team.members if m in s.players]
+    return seats
+
+
+def _plan_id(table: Table, role: str, team: str | None) -> str | None:
+    """The id of the seat's answered order ask in this mount, whatever task the world's
+    question named (an ask id is `r<round>.<phase>.<task>.<role>[.<key>]`; tasks have no dots);
+    None while it is unanswered."""
+    head = table.ask_id("", "")[:-1]  # "r<round>.<phase>."
+    tail = f".{role}" + (f".{team}" if team else "")
+    for ask_id in table.pending:
+        if ask_id.startswith(head) and ask_id.endswith(tail):
+            task = ask_id[len(head) : len(ask_id) - len(tail)]
+            if task and "." not in task and task != "combine":
+                return ask_id
+    return None
+
+
+def _combine_id(table: Table, team: str) -> str:
+    return table.ask_id("combine", table.scenario.teams[team].leader, team)
+
+
+def _answer_text(table: Table, ask_id: str | None) -> str | None:
+    value = table.answer(ask_id) if ask_id else None
+    return (
+        None
+        if value is None
+        else str(table.world.orders_at(table.phase).proposal(table, "", value))
+    )
+
+
+@asks(players)
+def order(state: GameState, table: Table) -> dict[str, Any]:
+    orders, s = table.world.orders_at(table.phase), table.scenario
+    actors = orders.actors(table)
+    seats = _seats(table, actors)
+    missing = [(r, t) for r, t in seats if _plan_id(table, r, t) is None]
+    if missing:
+        return {
+            "asks": [
+                table.ask_question(r, orders.question(table, r, team=t), key=t or "")
+                for r, t in missing
+            ]
+        }
+
+    # Teams combine bottom-up: a team is asked once all of its sub-teams have their plans.
+    for depth in range(max((s.team_depth(t) for t in s.teams), default=-1) + 1):
+        combine = []
+        for tname, team in s.teams.items():
+            if s.team_depth(tname) != depth or table.answer(_combine_id(table, tname)) is not None:
+                continue
+            plans = {
+                m: (
+                    _answer_text(table, _plan_id(table, m, tname))
+                    if m in s.players
+                    else _answer_text(table, _combine_id(table, m))
+                )
+                or ""
+                for m in team.members
+            }
+            q = orders.combine_question(table, tname, plans)
+            combine.append(table.ask_question(team.leader, q, key=tname))
+        if combine:
+            return {"asks": combine}
+
+    answered: list[tuple[str, str | None, dict[str, Any]]] = [
+        (r, t, table.pending[_plan_id(table, r, t) or ""]) for r, t in seats
+    ]
+    answered += [(tname, None, table.pending[_combine_id(table, tname)]) for tname in s.teams]
+    placed = table.state.get("world") or {}  # by an earlier mount of this round
+    proposals: dict[str, Any] = dict(placed.get("proposals") or {})
+    sources: dict[str, str] = dict(placed.get("sources") or {})
+    proposals_now: dict[str, Any] = {}
+    events = []
+    for who, of_team, decision in answered:
+        proposal = orders.proposal(table, who, decision["value"])
+        events += orders.events(table, who, proposal, decision["source"], team=of_team)
+        if of_team is None:
+            proposals[who] = proposals_now[who] = proposal
+            sources[who] = decision["source"]
+    update_world: dict[str, Any] = {"proposals": proposals, "sources": sources}
+    # a seat that proposes again is judged again: the secretary's state of its earlier proposal
+    # goes (written only when there is one, so a game mounting `order` once is unchanged)
+    for key in ("attempts", "status", "trail", "notes"):
+        earlier = placed.get(key) or {}
+        if any(a in earlier for a in proposals_now):
+            update_world[key] = {a: v for a, v in earlier.items() if a not in proposals_now}
+    return {"events": events, "world": update_world, "pending": {CLEAR: True}}

@@ -1,0 +1,77 @@
+"""Prompt templates as text files, one folder per version (v1, v2 ...); `${name}` placeholders.
+
+A family may ship its own templates: a package named by its entry's `prompts` field, with the
+same layout (`v1/<name>.txt`, `v2/...`). While a phase of that family runs (`family_prompts`),
+its package is looked up first, then wargraph's, so a plug-in adds templates or overrides
+wargraph's of the same name."""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from importlib.resources.abc import Traversable
+from string import Template
+
+OWN = "wargraph.prompts"
+_family: ContextVar[str | None] = ContextVar("wargraph_prompt_family", default=None)
+
+
+class PromptError(KeyError):
+    def __str__(self) -> str:  # a KeyError would print its message quoted
+        return str(self.args[0]) if self.args else ""
+
+
+@contextmanager
+def family_prompts(family: str | None) -> Iterator[None]:
+    """Templates are looked up in `family`'s own prompts package first while this is open."""
+    token = _family.set(family)
+    try:
+        yield
+    finally:
+        _family.reset(token)
+
+
+def _packages(family: str | None) -> list[str]:
+    if not family:
+        return [OWN]
+    from wargraph.kernel.families import FamilyError, get
+
+    try:
+        own = get(family).prompts
+    except FamilyError:
+        own = None
+    return [own, OWN] if own and own != OWN else [OWN]
+
+
+def _root(package: str) -> Traversable:
+    try:
+        return importlib.resources.files(package)
+    except (ImportError, TypeError) as exc:
+        raise PromptError(f"the prompts package {package!r} cannot be found ({exc})") from None
+
+
+def load_prompt(name: str, variant: str = "v1", *, family: str | None = None) -> str:
+    """The template `name` of `variant`, falling back to v1 when a variant does not override it;
+    the family's own package (`family`, or the family whose phase is running) comes first."""
+    packages = _packages(family or _family.get())
+    for package in packages:
+        root = _root(package)
+        for folder in (variant, "v1"):
+            path = root / folder / f"{name}.txt"
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+    where = " or ".join(f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for p in packages)
+    raise PromptError(f"no prompt template {name!r} in {where}")
+
+
+def render_prompt(
+    name: str, variant: str = "v1", *, family: str | None = None, **values: object
+) -> str:
+    """Fill a template; unknown placeholders stay as they are rather than failing a game."""
+    return (
+        Template(load_prompt(name, variant, family=family))
+        .safe_substitute({k: "" if v is None else str(v) for k, v in values.items()})
+        .strip()
+    )

@@ -1,0 +1,80 @@
+"""`wargraph games`: the games a store holds, read through the saver's API (any backend): those
+wargraph commands played and those clients of `wargraph serve --db` started."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from wargraph.store.lease import holders
+from wargraph.store.saver import DamagedCheckpoint, Saver, StoreError, describe, is_url, open_saver
+
+
+@dataclass
+class GameRow:
+    thread_id: str
+    scenario: str
+    status: str
+    round: int
+    updated: str
+    family: str = "?"
+    via: str = "?"  # "cli" (a wargraph command started it) or "serve" (a client of the server)
+    copy_of: str = ""  # the thread this game was copied from (a served thread copy), if any
+
+
+def _status(tup: Any, held: tuple | None) -> str:
+    values = tup.checkpoint.get("channel_values", {}) if tup else {}
+    if held is not None:
+        return f"playing (pid {held[2]} on {held[1]})"
+    if values.get("error"):
+        return "error"
+    if values.get("done"):
+        return "done"
+    if tup is not None and any(w[1] == "__interrupt__" for w in tup.pending_writes or ()):
+        return "waiting for people"
+    return "stopped (resumable)"
+
+
+def list_games(db: str | Path) -> list[GameRow]:
+    if not is_url(db) and not Path(db).exists():
+        raise StoreError(f"{db}: no such checkpoint database")
+    live = holders(db)
+    rows = []
+    with open_saver(db, create=False) as saver:
+        for tid in saver.thread_ids():
+            try:
+                rows.append(_row(saver, tid, live.get(tid)))
+            except DamagedCheckpoint:  # listed as such; the other games are listed as usual
+                rows.append(GameRow(tid, "?", "damaged (not loaded)", 0, "?"))
+    rows.sort(key=lambda r: r.updated, reverse=True)
+    return rows
+
+
+def _row(saver: Saver, tid: str, held: tuple | None) -> GameRow:
+    run = saver.run_of(tid) or {}
+    spec = run.get("scenario", {})
+    tup = saver.get_tuple({"configurable": {"thread_id": tid, "checkpoint_ns": ""}})
+    values = tup.checkpoint.get("channel_values", {}) if tup else {}
+    stamp = tup.checkpoint.get("ts", "") if tup else ""
+    return GameRow(
+        thread_id=tid,
+        scenario=str(spec.get("name") or spec.get("title") or "?"),
+        status=_status(tup, held),
+        round=int(values.get("round", 0) or 0),
+        updated=_when(stamp),
+        family=str(spec.get("family") or "?"),
+        via=str(run.get("origin") or "cli"),
+        copy_of=str(run.get("copy_of") or ""),
+    )
+
+
+def _when(stamp: str) -> str:
+    try:
+        return datetime.fromisoformat(stamp).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return stamp or "?"
+
+
+__all__ = ["GameRow", "describe", "list_games"]

@@ -1,0 +1,622 @@
+"""Deciders: every choice in a game is asked of one — a model, a person (interrupt) or a script.
+
+An `Ask` is plain data (it travels in the game's `asks` channel and its checkpoints); its answer
+schema is looked up by name in a registry so dynamic schemas (e.g. one enum of legal orders per
+unit) work.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import random
+import re
+import time
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, NotRequired, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
+
+from wargraph.kernel.views import unseen_notes
+from wargraph.models.chat import (
+    ModelRef,
+    ModelRefError,
+    ModelRefused,
+    chat_model,
+    endpoint_limit,
+    parse_model_ref,
+    plain_text_kwargs,
+    structured_kwargs,
+    usage_of,
+)
+from wargraph.models.faults import (
+    DEFAULT_MAX_FAULTS,
+    ModelUnavailable,
+    current_thread_id,
+    stop_message,
+    streaks,
+)
+from wargraph.runs.trace import record_call
+from wargraph.seats.bots import PREFIX as BOT_PREFIX
+from wargraph.seats.bots import BotDecider, is_bot
+from wargraph.seats.echoes import drop_restated
+from wargraph.seats.names import Correction, correct_names, correct_value, map_free_text
+from wargraph.seats.plaintext import text_field, trim_to_sentence, unwrap_text
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+
+class Seat(TypedDict, total=False):
+    """Who answers an ask, resolved from the scenario and the run's context."""
+
+    kind: str  # ai | human | scripted
+    model: str
+    temperature: float
+    max_tokens: int
+    seed: int
+    review: bool
+    retries: int
+    timeout: float
+    max_faults: int  # failed calls in a row (each after its retries) before the game stops
+    trace_path: str | None
+
+
+class Ask(TypedDict):
+    id: str  # unique and stable: where in the game the question is asked
+    role: str
+    phase: str
+    round: int
+    task: str  # what is asked, in the game's language: plan, combine, adjudicate, orders ...
+    system: str  # instructions only (never other agents' text)
+    context: str  # the role's view, quoted as data
+    question: str
+    schema: str  # name in the schema registry
+    schema_args: NotRequired[dict[str, Any]]
+    fallback: dict[str, Any]  # the documented fallback, valid under the schema
+    seat: NotRequired[Seat]
+    reviewable: NotRequired[bool]
+    memory_slot: NotRequired[str]  # remember the answer under this key (replaces older)
+    scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
+    facts: NotRequired[dict[str, Any]]  # public facts a bot seat reads (never shown to a model)
+    notes_from: NotRequired[int]  # the seat reads its private notes from this round on
+    answer_start: NotRequired[str]  # a prose answer's first words (local models go on from them)
+    names: NotRequired[dict[str, list[str]]]  # sides/entities: misspelt side names in prose fixed
+
+
+class Decision(TypedDict):
+    value: dict[str, Any]
+    source: str  # model | fallback | human | scripted | reviewed
+    note: NotRequired[str]
+
+
+# --- the schema registry --------------------------------------------------------------------
+
+SchemaFactory = Callable[[dict[str, Any]], type[BaseModel]]
+M = TypeVar("M", bound=BaseModel)
+_SCHEMAS: dict[str, SchemaFactory] = {}
+
+
+def register_schema(name: str, factory: SchemaFactory | type[BaseModel]) -> None:
+    if isinstance(factory, type):
+        if not issubclass(factory, BaseModel):
+            raise TypeError(f"schema {name!r}: {factory.__name__} is not a pydantic model")
+        model = factory
+        _SCHEMAS[name] = lambda _args: model
+    else:
+        _SCHEMAS[name] = factory
+    _model_for.cache_clear()  # a name registered again makes new models
+
+
+def schema_for(ask: Ask) -> type[BaseModel]:
+    """The answer model of an ask. Building a pydantic model and its JSON schema costs more than
+    a scripted game's whole step, so a model is made once per schema and arguments (the same
+    recipients, relations or legal orders recur across seats and rounds)."""
+    if ask["schema"] not in _SCHEMAS:
+        raise KeyError(f"no answer schema registered as {ask['schema']!r}")
+    args = ask.get("schema_args") or {}
+    return _model_for(ask["schema"], json.dumps(args, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=4096)
+def _model_for(name: str, args_json: str) -> type[BaseModel]:
+    return _SCHEMAS[name](json.loads(args_json))
+
+
+@lru_cache(maxsize=4096)
+def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema. Made once per model
+    and shared: read it, never change it (a payload that leaves this process gets a copy)."""
+    schema = model.model_json_schema()
+    defs = schema.pop("$defs", {})
+
+    def inline(node: Any, fields: bool = False) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node and not fields:
+                return inline(defs[node["$ref"].split("/")[-1]])
+            # drop the `title` annotations, never a field called "title" (`fields`: the keys of
+            # a `properties` mapping are field names, not schema keywords)
+            return {
+                k: inline(v, fields=k == "properties" and not fields)
+                for k, v in node.items()
+                if fields or k != "title"
+            }
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    return inline(schema)
+
+
+_LENGTH_KEYS = ("maxLength", "minLength")
+
+
+def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema sent to the backend: llama.cpp unrolls string lengths into grammar rules and
+    refuses long ones, so lengths are left to `max_tokens` and enforced when parsing."""
+    if isinstance(schema, dict):
+        return {k: grammar_schema(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
+    if isinstance(schema, list):
+        return [grammar_schema(v) for v in schema]
+    return schema
+
+
+def fit_lengths(value: Any, schema: dict[str, Any]) -> Any:
+    """Documented fallback for over-long text: cut it to the field's maxLength."""
+    if isinstance(value, str) and "maxLength" in schema:
+        return value[: schema["maxLength"]]
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        return {k: fit_lengths(v, props.get(k, {})) for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [fit_lengths(v, schema["items"]) for v in value]
+    return value
+
+
+# --- parsing model output ---------------------------------------------------------------------
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def _loads(text: str) -> Any:
+    """json.loads, but too deep a nesting ("[[[[...") is bad JSON, not a RecursionError; raw
+    control characters (newlines) inside strings are accepted, as llama.cpp's grammars let them
+    through."""
+    try:
+        return json.loads(text, strict=False)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
+def parse_answer(raw: Any, schema: type[M]) -> M:
+    """Validate a model's or a person's answer. Raises ValueError with a message to send back."""
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump()
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            raise ValueError("the answer was empty")
+        fenced = _FENCE.search(text)
+        if fenced:
+            text = fenced.group(1).strip()
+        try:
+            raw = _loads(text)
+        except json.JSONDecodeError as err:
+            start, end = text.find("{"), text.rfind("}")
+            try:
+                if start < 0 or end <= start:
+                    raise err
+                raw = _loads(text[start : end + 1])
+            except json.JSONDecodeError:
+                field = text_field(schema)
+                if field is None:
+                    raise ValueError(f"the answer was not valid JSON ({err.msg})") from None
+                # a plain-text answer to a one-text-field question, its JSON dressing peeled off
+                raw = {field: unwrap_text(text, field)}
+    if not isinstance(raw, dict):
+        raise ValueError(f"the answer must be a JSON object, not {type(raw).__name__}")
+    return validate_value(raw, schema)
+
+
+def validate_value(raw: dict[str, Any], schema: type[M]) -> M:
+    """Over-long text cut to its limit (documented), then pydantic; errors name the fields."""
+    raw = fit_lengths(raw, flat_json_schema(schema))
+    try:
+        return schema.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
+            for e in err.errors()[:5]
+        )
+        raise ValueError(f"the answer did not match the schema ({problems})") from None
+
+
+def plain_answer(
+    reply: Any,
+    schema: type[BaseModel],
+    field: str,
+    names: dict[str, list[str]] | None = None,
+    *,
+    start: str = "",
+    instructions: str = "",
+) -> tuple[BaseModel, list[Correction], list[str]]:
+    """A model's prose for a one-text-field question, put into the field in code, less the
+    sentences that restate its `instructions` (wargraph.seats.echoes), with the sides' misspelt names
+    corrected (`names`: the ask's sides and entities; see wargraph.seats.names); and the corrections
+    and the sentences dropped. An answer that is only the `start` it was given ("In move 1,"),
+    or only instructions restated, is not usable: it says nothing."""
+    text = unwrap_text(str(reply.content), field)
+
+    def says_nothing(text: str) -> bool:  # nothing but the start it was given, and punctuation
+        return not text.strip().removeprefix(start.strip()).strip(" \n,.;:-")
+
+    if start and says_nothing(text):
+        raise ValueError(f"the answer stops after its first words ({start.strip()!r})")
+    if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
+        text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
+    text, dropped = drop_restated(text, instructions) if instructions else (text, [])
+    if dropped and says_nothing(text):
+        raise ValueError("the answer only restates its instructions; answer the question itself")
+    fixes: list[Correction] = []
+    if names:
+        text, fixes = correct_names(text, names.get("sides", []), names.get("entities", []))
+    return validate_value({field: text}, schema), fixes, dropped
+
+
+def json_answer(
+    raw: str,
+    schema: type[BaseModel],
+    names: dict[str, list[str]] | None = None,
+    *,
+    instructions: str = "",
+) -> tuple[BaseModel, list[Correction], list[str]]:
+    """A model's JSON answer, validated, its free-text fields (fields picked from an enum stay)
+    less the sentences that restate its `instructions` and with the sides' misspelt names
+    corrected (`names`: the ask's sides and entities); and the corrections and the sentences
+    dropped. A text field left empty by the dropping fails validation where it must have text."""
+    answer = parse_answer(raw, schema)
+    value, flat = answer.model_dump(), flat_json_schema(schema)
+    dropped: list[str] = []
+    if instructions:
+
+        def drop(text: str) -> str:
+            kept, gone = drop_restated(text, instructions)
+            dropped.extend(gone)
+            return kept
+
+        value = map_free_text(value, flat, drop)
+    fixes: list[Correction] = []
+    if names:
+        value, fixes = correct_value(value, flat, names.get("sides", []), names.get("entities", []))
+    if not (fixes or dropped):
+        return answer, [], []
+    try:
+        return validate_value(value, schema), fixes, dropped
+    except ValueError as err:
+        raise ValueError(f"{err}, once the instructions restated in it were left out") from None
+
+
+# --- the three deciders -------------------------------------------------------------------------
+
+
+def stable_seed(*parts: Any) -> int:
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class ScriptedDecider:
+    """Deterministic and seeded: the same seed and ask give the same schema-valid answer.
+
+    For tests and benchmarks only; it reads nothing and plays no strategy."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
+        rng = random.Random(stable_seed(self.seed, ask["id"]))
+        value = scripted_value(flat_json_schema(schema), rng, f"{ask['role']} {ask['task']}")
+        value.update(ask.get("scripted") or {})
+        try:
+            checked = schema.model_validate(value).model_dump()
+            return {"value": checked, "source": "scripted"}
+        except ValidationError as err:
+            # A schema with constraints the generator does not know: the documented fallback.
+            return {
+                "value": copy.deepcopy(ask["fallback"]),
+                "source": "fallback",
+                "note": str(err)[:300],
+            }
+
+
+_WORDS = [
+    "hold the line",
+    "open talks",
+    "move reserves forward",
+    "ask allies for support",
+    "issue a public statement",
+    "secure the border",
+    "offer a ceasefire",
+    "call an emergency meeting",
+]
+
+
+def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> Any:
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
+            return scripted_value(options[0], rng, label)
+    kind = schema.get("type", "string")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: scripted_value(v, rng, f"{label} {k}") for k, v in props.items()}
+    if kind == "array":
+        lo = schema.get("minItems", 1)
+        hi = max(lo, min(schema.get("maxItems", 2), 2))
+        return [
+            scripted_value(schema.get("items", {}), rng, label) for _ in range(rng.randint(lo, hi))
+        ]
+    if kind == "integer":
+        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 5))
+    if kind == "number":
+        return round(rng.uniform(schema.get("minimum", 0.0), schema.get("maximum", 1.0)), 3)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    text = f"{label} #{rng.randrange(10**6):06d}: {rng.choice(_WORDS)}"
+    lo, hi = schema.get("minLength", 0), schema.get("maxLength")
+    text = text.ljust(lo, ".")
+    return text[:hi] if hi else text
+
+
+class LLMDecider:
+    """Prompt + model + schema, validated, re-asked once with the reason, then the ask's documented
+    fallback. A one-text-field question is asked for prose (no grammar; the text is put into the
+    field in code); any other is grammar-constrained JSON where the backend allows. Every call,
+    unusable answer, fallback and stop is traced with its reason."""
+
+    def __init__(self, seat: Seat, model: Any = None) -> None:
+        self.seat = seat
+        self.ref: ModelRef = parse_model_ref(seat.get("model"))
+        self._given = model  # a ready chat model (tests, custom backends); else built lazily
+
+    def _model(self) -> BaseChatModel:
+        if self._given is not None:
+            return self._given
+        return chat_model(
+            self.ref,
+            temperature=float(self.seat.get("temperature", 0.7)),
+            max_tokens=int(self.seat.get("max_tokens", 200)),
+            seed=int(self.seat.get("seed", 0)),
+            timeout=float(self.seat.get("timeout", 60.0)),
+        )
+
+    def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
+        record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
+
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+        json_schema = flat_json_schema(schema)
+        field = text_field(schema)
+        if field is not None:
+            # prose needs no grammar: several times faster, and no JSON to nest the text in
+            limit = json_schema["properties"][field].get("maxLength")
+            cap = int(self.seat.get("max_tokens", 200))
+            bind = plain_text_kwargs(self.ref, min(cap, limit // 3 + 1) if limit else cap)
+            if ask.get("answer_start") and self.ref.provider in ("embedded", "gguf"):
+                bind["answer_start"] = ask["answer_start"]
+            again = f"Answer again with only the {field} itself, in plain sentences, no JSON."
+        else:
+            name = ask["schema"].replace(".", "_")
+            bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
+            again = "Answer again with one JSON object that matches the schema."
+        # a seed per question: with the seat's one seed every call draws the same random numbers,
+        # and a small model opened its second plan with its first one's words
+        bind["seed"] = stable_seed(self.seat.get("seed", 0), ask["id"]) % 2**31
+        if self.ref.provider in ("embedded", "gguf"):
+            names = ask.get("names") or {}
+            if names.get("sides"):  # in process: the sides' names kept whole while sampling
+                bind["keep_names"] = [*names["sides"], *names.get("entities", [])]
+        messages = [
+            SystemMessage(ask["system"]),
+            HumanMessage(user_prompt(ask, memory, json_schema)),
+        ]
+        last_error, cause = "", "unusable"
+        for attempt in (1, 2):
+            reply, error = self._call(ask, messages, bind, attempt, "text" if field else "json")
+            if reply is None:
+                # The endpoint failed every retry: there is no answer to re-ask about (a re-ask
+                # would send the model an empty reply of its own and double the load).
+                last_error, cause = error or "", "transport"
+                break
+            raw = str(reply.content)
+            try:
+                asked = f"{ask['system']}\n{ask['question']}"
+                if field:
+                    answer, fixes, dropped = plain_answer(
+                        reply,
+                        schema,
+                        field,
+                        ask.get("names"),
+                        start=bind.get("answer_start", ""),
+                        instructions=asked,
+                    )
+                else:
+                    answer, fixes, dropped = json_answer(
+                        raw, schema, ask.get("names"), instructions=asked
+                    )
+                decision: Decision = {"value": answer.model_dump(), "source": "model"}
+                if fixes or dropped:
+                    # the raw output stays in the call's trace line; what was changed, here
+                    self._trace(
+                        ask,
+                        "corrected",
+                        corrections=fixes,
+                        restated=dropped,
+                        output=decision["value"],
+                    )
+                    notes = []
+                    if fixes:
+                        fixed = ", ".join(f"{f['written']} -> {f['name']}" for f in fixes)
+                        notes.append(f"names corrected: {fixed}")
+                    if dropped:
+                        notes.append(f"{len(dropped)} sentence(s) restating the question left out")
+                    decision["note"] = "; ".join(notes)
+                return decision
+            except ValueError as err:
+                last_error = str(err)
+            # never recorded as the answer: the reason goes back to the model, and to the trace
+            self._trace(ask, "rejected", attempt=attempt, reason=last_error, output=raw)
+            messages = [
+                *messages,
+                AIMessage(raw),
+                HumanMessage(f"That answer was not usable: {last_error}. {again}"),
+            ]
+        self._trace(ask, "fallback", cause=cause, reason=last_error, output=ask["fallback"])
+        return {"value": copy.deepcopy(ask["fallback"]), "source": "fallback", "note": last_error}
+
+    def _call(
+        self, ask: Ask, messages: list, bind: dict, attempt: int, mode: str
+    ) -> tuple[Any, str | None]:
+        """One model call with transport retries and back-off; returns (reply, None) or
+        (None, error). Raises ModelUnavailable when the model cannot load, or when this call
+        makes `max_faults` failed calls in a row for the game."""
+        retries = int(self.seat.get("retries", 2))
+        prompt = [{"role": m.type, "content": str(m.content)} for m in messages]
+        game = current_thread_id()
+        error = ""
+        for trial in range(retries + 1):
+            start = time.perf_counter()
+            try:
+                with endpoint_limit(self.ref):
+                    start = time.perf_counter()  # the call's latency, not the wait for a slot
+                    reply = self._model().invoke(messages, **bind)
+                pt, ct = usage_of(reply)
+                self._trace(
+                    ask,
+                    "call",
+                    attempt=attempt,
+                    mode=mode,
+                    model=str(self.ref),
+                    messages=prompt,
+                    output=str(reply.content),
+                    prompt_tokens=pt,
+                    completion_tokens=ct,
+                    latency_s=round(time.perf_counter() - start, 4),
+                )
+                streaks.answered(game)
+                return reply, None
+            except Exception as exc:  # endpoint faults of every kind end in the fallback
+                error = f"{type(exc).__name__}: {str(exc)[:300]}"
+                self._trace(
+                    ask,
+                    "fault",
+                    attempt=attempt,
+                    trial=trial,
+                    model=str(self.ref),
+                    messages=prompt,
+                    error=error,
+                    latency_s=round(time.perf_counter() - start, 4),
+                )
+                if isinstance(exc, ModelRefError):  # a model that cannot load never will
+                    refused = isinstance(exc, ModelRefused)
+                    self._stop(ask, game, str(exc), 1, load=True, refused=refused)
+                if trial < retries:
+                    time.sleep(min(0.25 * 2**trial, 4.0))
+        failed = streaks.failed(game)
+        if failed >= int(self.seat.get("max_faults", DEFAULT_MAX_FAULTS)):
+            self._stop(ask, game, error, failed, load=False)
+        return None, error
+
+    def _stop(
+        self, ask: Ask, game: str, reason: str, count: int, *, load: bool, refused: bool = False
+    ) -> None:
+        streaks.answered(game)  # a resume in this process counts afresh
+        message = stop_message(game, reason, count, load=load, refused=refused)
+        self._trace(ask, "stop", reason=message)
+        raise ModelUnavailable(message, thread_id=game, trace_path=self.seat.get("trace_path"))
+
+
+# The version of the interrupt payload a person's client receives (documented in README,
+# "A person's seat"); raised when a field changes meaning or goes.
+INTERRUPT_VERSION = 1
+
+
+class HumanDecider:
+    """A person in the seat: `interrupt()` with the role's view, the question and the schema.
+
+    An invalid answer comes back with the error and the seat stays open; nothing is lost. Each
+    retry is a new interrupt, so on resume LangGraph replays the earlier answers in order."""
+
+    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
+        from langgraph.types import interrupt
+
+        error = ""
+        while True:
+            payload = {
+                "version": INTERRUPT_VERSION,
+                "seat": ask["role"],
+                "ask_id": ask["id"],
+                "round": ask["round"],
+                "phase": ask["phase"],
+                "task": ask["task"],
+                "instructions": ask["system"],
+                "view": ask["context"],
+                "memory": memory,
+                "question": ask["question"],
+                "schema": copy.deepcopy(flat_json_schema(schema)),
+                "error": error,
+            }
+            answer = interrupt(payload)
+            try:
+                value = parse_answer(answer, schema).model_dump()
+                return {"value": value, "source": "human"}
+            except ValueError as err:
+                error = str(err)
+
+
+def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider | BotDecider:
+    kind = seat.get("kind", "ai")
+    if kind == "human":
+        return HumanDecider()
+    if is_bot(seat.get("model")):
+        return BotDecider(str(seat["model"]).removeprefix(BOT_PREFIX), int(seat.get("seed", 0)))
+    if kind == "scripted" or seat.get("model") == "scripted":
+        return ScriptedDecider(int(seat.get("seed", 0)))
+    return LLMDecider(seat)
+
+
+def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
+    """Stable parts first (the view grows at its end), the answer's fields, the question last.
+    Private notes the view already shows (the seat's own plan, recorded as an event) are left
+    out."""
+    parts = [ask["context"]]
+    memory = unseen_notes(memory, ask["context"])
+    if memory:
+        parts.append("Your private notes from earlier (yours alone):\n" + memory)
+    props = json_schema.get("properties", {})
+    (first, spec), *more = list(props.items()) or [("answer", {})]
+    # The question comes last, never a format line: small models repeat a closing instruction
+    # as their answer ("This is a JSON object with the fields: ..."). Prose gets no format line
+    # at all (the system prompt says what to write: src/wargraph/prompts/v1/player_system.txt).
+    if more or spec.get("type") != "string":
+        parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
+    parts.append(ask["question"])
+    return "\n\n".join(p for p in parts if p)
+
+
+def _where(ask: Ask) -> dict[str, Any]:
+    return {
+        "thread": current_thread_id(),
+        "role": ask["role"],
+        "node": ask["phase"],
+        "task": ask["task"],
+        "ask_id": ask["id"],
+        "round": ask["round"],
+    }

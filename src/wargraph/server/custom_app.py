@@ -1,0 +1,74 @@
+"""What the two custom apps langgraph-api mounts share (`app`: pages, seat and facilitator
+APIs; `studio_app`: Studio mode, none of those): one startup (`lifespan`), the guard in front of
+every request of the server, and one answer to a game another process holds.
+
+langgraph-api makes the custom app the server's base app, merging its own exception handlers
+after the app's: so a store's refusal raised anywhere in the server is answered 409 with its
+words instead of a bare 500: `GameHeld` (a state edit through the LangGraph API while a CLI
+command holds the game, a deletion or a copy of a game another process holds), naming the
+holder, and `HistoryInUse` (deleting a run that later runs continued from).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute
+
+from wargraph.server.api import json_response
+from wargraph.server.endpoints import enforce
+from wargraph.server.guard import Guard
+from wargraph.server.seats import SECRET_ENV, facilitator_token
+from wargraph.server.steps import use_step_threads
+from wargraph.store.saver import GameHeld, HistoryInUse
+
+log = logging.getLogger(__name__)
+
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
+
+
+def lifespan(*, seat_links: bool) -> Lifespan:
+    """The server's startup: models only from the operator's allow-list, and threads for the
+    sync steps of every run in flight. `seat_links`: the app hands out seat links, which last
+    only until the server stops when no key is set (a bare `langgraph dev`): say so."""
+
+    @asynccontextmanager
+    async def start(app: Starlette) -> AsyncIterator[None]:
+        enforce()  # models only from the operator's allow-list
+        use_step_threads()  # sync steps of every run in flight: more than the default six
+        if seat_links and not os.environ.get(SECRET_ENV):
+            # A bare `langgraph dev` (not `wargraph serve`): the key is new each start; say so.
+            log.warning(
+                "wargraph: %s is not set; seat links last until this server stops. "
+                "Facilitator page: /facilitator#token=%s",
+                SECRET_ENV,
+                facilitator_token(),
+            )
+        yield
+
+    return start
+
+
+async def refused(request: Request, exc: Exception) -> Response:
+    """409 with the store's refusal (`game … is in use by resume (pid …)`): nothing was
+    written."""
+    return json_response({"detail": str(exc)}, 409)
+
+
+def custom_app(
+    routes: Sequence[BaseRoute], *, seat_links: bool, studio_origins: tuple[str, ...] = ()
+) -> Starlette:
+    """A custom app: its routes behind the guard (`studio_origins`: Studio mode's page)."""
+    return Starlette(
+        routes=list(routes),
+        middleware=[Middleware(Guard, studio_origins=studio_origins)],
+        lifespan=lifespan(seat_links=seat_links),
+        exception_handlers={GameHeld: refused, HistoryInUse: refused},
+    )

@@ -1,0 +1,168 @@
+"""A game as the routes read it through the in-process LangGraph client: state, status, open
+questions and the settings it was started with.
+
+The client talks to the server in-process (`get_client(url=None)`), which bypasses the auth: the
+seat checks of the routes are what keep one player out of another's seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from wargraph.kernel.context import GameContext
+from wargraph.server.api import NO_GAME, ApiError
+
+if TYPE_CHECKING:
+    from langgraph_sdk.client import LangGraphClient
+
+    from wargraph.kernel.scenario import Scenario
+
+CONTEXT_FIELDS = {f.name for f in dataclasses.fields(GameContext)}
+_QUESTION_KEYS = (
+    "seat",
+    "ask_id",
+    "round",
+    "phase",
+    "task",
+    "instructions",
+    "question",
+    "schema",
+    "error",
+    "draft",
+    "memory",
+)
+
+_client: LangGraphClient | None = None
+_locks: dict[str, asyncio.Lock] = {}
+
+
+def client() -> LangGraphClient:
+    """The in-process LangGraph client (created on first use, inside the server's loop)."""
+    global _client
+    if _client is None:
+        from langgraph_sdk import get_client
+
+        _client = get_client(url=None, api_key=None)
+    return _client
+
+
+def lock(thread_id: str) -> asyncio.Lock:
+    """One writer per game inside this server: a run in flight changes which questions are open."""
+    return _locks.setdefault(thread_id, asyncio.Lock())
+
+
+async def read_game(thread_id: str) -> dict[str, Any]:
+    """Thread, state and interrupts of a game; 404 when the thread is not a game."""
+    from langgraph_sdk.errors import NotFoundError
+
+    c = client()
+    try:
+        thread = await c.threads.get(thread_id)
+        state = await c.threads.get_state(thread_id)
+    except NotFoundError:
+        raise ApiError(404, NO_GAME) from None
+    values = state.get("values") or {}
+    if not isinstance(values, dict):
+        values = {}
+    return {
+        "thread": thread,
+        "values": values,
+        "interrupts": [
+            {"id": i.get("id"), "value": i.get("value")}
+            for i in state.get("interrupts") or []
+            if isinstance(i.get("value"), dict)
+        ],
+    }
+
+
+def scenario_of(values: dict[str, Any]) -> Scenario | None:
+    """The game's scenario from its state (None before it is set up). Sync: run in a thread."""
+    from wargraph.kernel.scenario import ScenarioError, validate_data
+
+    spec = values.get("spec")
+    if not spec:
+        return None
+    try:
+        return validate_data(spec, "<game state>")
+    except ScenarioError:
+        return None
+
+
+def moment_of(sc: Scenario | None, values: dict[str, Any]) -> str:
+    """Where the game stands in its family's own terms (Diplomacy: the engine phase, S1901M),
+    from the family's `checkpoint_label`; "" for families that count rounds. Sync."""
+    from wargraph.kernel.families import FamilyError, attribute
+
+    if sc is None:
+        return ""
+    try:
+        label = attribute(sc.family, "checkpoint_label")
+        return str(label(values) or "") if label else ""
+    except (FamilyError, KeyError, TypeError, ValueError):
+        return ""  # a state the hook cannot read: the round is still shown
+
+
+def status_of(game: dict[str, Any]) -> str:
+    values, thread = game["values"], game["thread"]
+    if values.get("error") or thread.get("status") == "error":
+        return "error"
+    if thread.get("status") == "busy":
+        return "running"
+    if game["interrupts"]:
+        return "waiting"
+    if values.get("done"):
+        return "over"
+    return "starting" if not values.get("spec") else "running"
+
+
+def public_event(e: Mapping[str, Any]) -> dict[str, Any]:
+    """An event's fields a page shows (events read back from a game's state, or raw dicts)."""
+    return {k: e.get(k) for k in ("id", "round", "phase", "kind", "author", "audience", "text")}
+
+
+def question(value: dict[str, Any]) -> dict[str, Any]:
+    """What a person needs to answer an interrupt (its view is shown from the events instead)."""
+    return {k: value[k] for k in _QUESTION_KEYS if k in value}
+
+
+def people(sc: Scenario, named: list[str]) -> list[str]:
+    """Seats a person answers at: human seats, and seats whose drafts a person reviews."""
+    return [r for r, role in sc.roles.items() if role.kind == "human" or r in named or role.review]
+
+
+def wargraph_meta(thread: Mapping[str, Any]) -> dict[str, Any]:
+    meta = thread.get("metadata") or {}
+    return meta["wargraph"] if isinstance(meta.get("wargraph"), dict) else {}
+
+
+async def run_settings(thread_id: str, thread: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The assistant and context the game was started with, to continue it the same way."""
+    meta = thread.get("metadata") or {}
+    wg = wargraph_meta(thread)
+    assistant = wg.get("assistant_id") or meta.get("assistant_id") or meta.get("graph_id")
+    context = wg.get("context")
+    if context is None:
+        runs = await client().runs.list(thread_id, limit=20)
+        runs.sort(key=lambda r: str(r.get("created_at")))
+        # the server's runs carry their kwargs, which the SDK's Run type does not list
+        first: Mapping[str, Any] = runs[0] if runs else {}
+        context = ((first.get("kwargs") or {}).get("context")) or {}
+    if not assistant:
+        raise ApiError(409, "this thread was never run as a game; start games from /facilitator")
+    return str(assistant), {k: v for k, v in context.items() if k in CONTEXT_FIELDS}
+
+
+async def wait_idle(thread_id: str, timeout: float) -> bool:
+    """Wait until no run of the game is in flight; False when it still is after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        thread = await client().threads.get(thread_id)
+        if thread.get("status") != "busy":
+            return True
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.2)

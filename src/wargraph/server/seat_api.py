@@ -1,0 +1,135 @@
+"""The player's API: one seat's own view of its game and answers to that seat's open questions.
+
+GET  /wargraph/seat          the seat's view and open questions   (its seat token or facilitator)
+POST /wargraph/seat/answer   answer one open question of the seat (its seat token or facilitator)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from wargraph.server.api import ApiError, body_of, holder_of, json_response, route, thread_id_of
+from wargraph.server.games import (
+    client,
+    lock,
+    moment_of,
+    public_event,
+    question,
+    read_game,
+    run_settings,
+    scenario_of,
+    status_of,
+    wait_idle,
+)
+from wargraph.server.seats import FACILITATOR, Holder
+
+BUSY_WAIT_S = 20.0  # how long an answer waits for the game's current run to finish
+ANSWER_SETTLE_S = 3.0  # how long an answer waits to report the next state (validation errors)
+MESSAGES = {
+    "your_turn": "Your move: answer the question below.",
+    "waiting": "Waiting for the other seats to answer.",
+    "running": "The game is moving on (the umpire and the other seats are at work).",
+    "starting": "The game is being set up.",
+    "over": "The game is over.",
+    "error": "The game stopped with an error; tell the facilitator.",
+}
+
+
+def seat_target(
+    request: Request, holder: Holder, body: dict[str, Any] | None = None
+) -> tuple[str, str]:
+    """The (thread, seat) a request may act on: a seat token's own, never another."""
+    body = body or {}
+    asked_thread = request.query_params.get("thread_id") or body.get("thread_id")
+    asked_seat = request.query_params.get("seat") or body.get("seat")
+    if holder.kind == FACILITATOR:
+        if not asked_thread or not asked_seat:
+            raise ApiError(400, "the facilitator names the game and seat: thread_id and seat")
+        return thread_id_of(asked_thread), str(asked_seat)
+    if (asked_thread and str(asked_thread) != holder.thread_id) or (
+        asked_seat and str(asked_seat) != holder.seat
+    ):
+        raise ApiError(403, "this token opens only its own seat; open the link of that seat")
+    return thread_id_of(holder.thread_id), holder.seat
+
+
+async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
+    from wargraph.kernel.views import visible_events
+
+    game = await read_game(thread_id)
+    values = game["values"]
+    sc = await asyncio.to_thread(scenario_of, values)
+    moment = await asyncio.to_thread(moment_of, sc, values)
+    if sc is not None and seat not in sc.roles:
+        raise ApiError(404, f"this game has no seat {seat!r} (seats: {', '.join(sc.roles)})")
+    groups = sc.groups_of(seat) if sc is not None else {seat}
+    events = visible_events(values.get("events") or [], groups)
+    mine = [
+        {**question(i["value"]), "key": i["id"]}
+        for i in game["interrupts"]
+        if i["value"].get("seat") == seat
+    ]
+    others = [i for i in game["interrupts"] if i["value"].get("seat") != seat]
+    status = status_of(game)
+    if status == "waiting":
+        status = "your_turn" if mine else "waiting"
+    return {
+        "thread_id": thread_id,
+        "seat": seat,
+        "title": sc.title if sc is not None else "",
+        "round": values.get("round", 0),
+        "rounds": sc.rounds if sc is not None else None,
+        "phase": values.get("phase", ""),
+        "moment": moment,
+        "status": status,
+        "message": MESSAGES[status],
+        "waiting_for_others": bool(others) or status == "running",
+        "events": [public_event(e) for e in events],
+        "questions": mine,
+    }
+
+
+@route
+async def seat_view(request: Request) -> Response:
+    holder = holder_of(request)
+    thread_id, seat = seat_target(request, holder)
+    return json_response(await seat_payload(thread_id, seat))
+
+
+@route
+async def seat_answer(request: Request) -> Response:
+    holder = holder_of(request)
+    body = await body_of(request)
+    thread_id, seat = seat_target(request, holder, body)
+    ask_id = body.get("ask_id")
+    answer = body.get("answer")
+    if not isinstance(ask_id, str) or not ask_id or len(ask_id) > 300:
+        raise ApiError(400, "ask_id: the id of the question you answer (a string)")
+    if not isinstance(answer, dict | str):
+        raise ApiError(400, "answer: a JSON object with the question's fields, or plain text")
+    async with lock(thread_id):
+        if not await wait_idle(thread_id, BUSY_WAIT_S):
+            raise ApiError(503, "the game is busy; try again in a moment")
+        game = await read_game(thread_id)
+        match = [i for i in game["interrupts"] if i["value"].get("ask_id") == ask_id]
+        if match and all(i["value"].get("seat") != seat for i in match):
+            raise ApiError(403, "that question belongs to another seat")
+        mine = [i for i in match if i["value"].get("seat") == seat]
+        if not mine:
+            raise ApiError(
+                409, "that question is no longer open (answered already?); reload the page"
+            )
+        assistant, context = await run_settings(thread_id, game["thread"])
+        await client().runs.create(
+            thread_id,
+            assistant,
+            command={"resume": {mine[0]["id"]: answer}},
+            context=context,
+            multitask_strategy="reject",
+        )
+    await wait_idle(thread_id, ANSWER_SETTLE_S)  # so a rejected answer comes back at once
+    return json_response(await seat_payload(thread_id, seat))

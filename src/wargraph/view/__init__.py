@@ -1,0 +1,114 @@
+"""See a game: one self-contained HTML page that explains, phase by phase, what each seat was
+shown, what it answered, and who knew what (`wargraph view RUN_DIR`).
+
+    from wargraph.view import write_view
+    write_view(Path("runs/a"))            # -> runs/a/view.html
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from wargraph.runs.records import RecordError, load_record
+from wargraph.runs.trace import read_trace
+from wargraph.view.pack import pack
+from wargraph.view.page import page
+from wargraph.view.panels import panels_for
+from wargraph.view.payload import build_payload
+
+__all__ = ["ViewError", "build_view", "view_html", "write_view", "write_stored_view"]
+
+
+class ViewError(ValueError):
+    """A folder or stored game that cannot be shown; the message says which and why."""
+
+
+def build_view(
+    record: dict[str, Any],
+    trace: list[dict[str, Any]],
+    *,
+    db: str | None = None,
+    replay: bool = True,
+) -> dict[str, Any]:
+    """The page's data for a record and its trace (see `wargraph.view.payload`); `replay`
+    shows each round's `wargraph replay` command (for games in a store the CLI can open)."""
+    return build_payload(record, trace, db=db, panels=panels_for(record), replay=replay)
+
+
+def view_html(record: dict[str, Any], trace: list[dict[str, Any]], *, db: str | None = None) -> str:
+    payload = build_view(record, trace, db=db)
+    return page(payload["title"], pack(payload))
+
+
+def _write(html: str, out: Path) -> Path:
+    from wargraph.runs.rundir import OutputError, write_set
+
+    try:
+        write_set(out.parent, {out.name: html})
+    except OutputError as exc:
+        raise ViewError(str(exc)) from None
+    return out
+
+
+def write_view(
+    run_dir: str | Path, out: str | Path | None = None, *, db: str | None = None
+) -> Path:
+    """Write the view of the game in `run_dir` (its record.json and trace.jsonl) to `out`
+    (default `run_dir/view.html`) and return its path. `db` is the store named in the page's
+    replay commands (default wargraph.sqlite)."""
+    folder = Path(run_dir)
+    if not folder.is_dir():
+        raise ViewError(f"{folder}: not a game folder (expected a folder holding record.json)")
+    try:
+        record = load_record(folder)
+    except RecordError as exc:
+        raise ViewError(str(exc)) from None
+    trace = read_trace(folder / "trace.jsonl")
+    target = Path(out) if out is not None else folder / "view.html"
+    return _write(view_html(record, trace, db=db), target)
+
+
+def stored_record(
+    db: str, thread_id: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], Path | None]:
+    """A stored game's record (as the runner would write it now), its trace and the folder it
+    wrote its files to (None when it wrote none)."""
+    from wargraph.runs.records import build_record
+    from wargraph.runs.runner import GameError, game_graph, load_run
+    from wargraph.store.saver import StoreError, open_saver
+
+    try:
+        sc, ctx = load_run(db, thread_id)
+        with open_saver(db, create=False) as saver:
+            config = {"configurable": {"thread_id": thread_id}}
+            values = game_graph(sc, saver).get_state(config).values
+    except (GameError, StoreError) as exc:
+        raise ViewError(str(exc)) from None
+    if not values:
+        raise ViewError(f"thread {thread_id!r} has no checkpoint yet")
+    trace_path = ctx.trace_path if ctx.trace_path and Path(ctx.trace_path).is_file() else None
+    record = build_record(values, thread_id=thread_id, trace_path=trace_path)
+    folder = Path(trace_path).parent if trace_path else None
+    return record, read_trace(trace_path) if trace_path else [], folder
+
+
+def write_stored_view(db: str, thread_id: str, out: str | Path | None = None) -> Path:
+    """The view of a game in a store (`wargraph view --thread ID --db DB`): by default
+    `view.html` in the folder the game wrote its files to, else `runs/THREAD/view.html`."""
+    record, trace, folder = stored_record(db, thread_id)
+    target = Path(out) if out is not None else (folder or Path("runs") / thread_id) / "view.html"
+    return _write(view_html(record, trace, db=db), target)
+
+
+def ensure_view(run_dir: str | Path, *, db: str | None = None) -> Path | None:
+    """`run_dir/view.html`, written unless it is newer than the game's record; None when the
+    folder holds no readable game (reports link what exists and go on)."""
+    folder = Path(run_dir)
+    target, record = folder / "view.html", folder / "record.json"
+    try:
+        if target.is_file() and target.stat().st_mtime >= record.stat().st_mtime:
+            return target
+        return write_view(folder, db=db)
+    except (ViewError, OSError):
+        return None

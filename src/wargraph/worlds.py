@@ -1,0 +1,48 @@
+"""The public API for a game's rules: `World` and its parts, `Question` and `Check`."""
+
+from wargraph.kernel.parts import (
+    FALLBACK_PLAN,
+    Cast,
+    Debrief,
+    Diary,
+    Narration,
+    Opening,
+    Orders,
+    Press,
+    Resolution,
+    Secretary,
+)
+from wargraph.kernel.question import (
+    ADJUDICATE,
+    NEGOTIATE,
+    ORDER,
+    SECRETARY,
+    SUMMARIZE,
+    Check,
+    Question,
+    side_name,
+)
+from wargraph.kernel.world import NARRATIVE, World
+
+__all__ = [
+    "ADJUDICATE",
+    "FALLBACK_PLAN",
+    "NARRATIVE",
+    "NEGOTIATE",
+    "ORDER",
+    "SECRETARY",
+    "SUMMARIZE",
+    "Cast",
+    "Check",
+    "Debrief",
+    "Diary",
+    "Narration",
+    "Opening",
+    "Orders",
+    "Press",
+    "Question",
+    "Resolution",
+    "Secretary",
+    "World",
+    "side_name",
+]
