@@ -17,7 +17,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
 # then crashes). Override with `make venv LLAMA_CMAKE_ARGS=...`.
 LLAMA_CMAKE_ARGS ?= $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install --quiet -e '.[dev,scale]'
@@ -39,7 +39,7 @@ chromium:
 
 test: venv chromium
 	$(PY) -m ruff check .
-	$(PY) tools/typecheck.py
+	$(PY) -m mypy
 	$(PY) -m pytest -q
 
 test-fast: venv
@@ -47,7 +47,7 @@ test-fast: venv
 
 # mypy over the installed namespace (src/wargraph/nodes/ as wargraph.nodes ...); settings in pyproject.toml
 typecheck: venv
-	$(PY) tools/typecheck.py
+	$(PY) -m mypy
 
 bench: venv
 	$(PY) -m benchmarks

@@ -1,0 +1,147 @@
+"""wargraph: wargames and negotiation games played by language models and people, on LangGraph.
+
+What a game author uses, importable from here (each name is loaded when first used, so
+`import wargraph` stays cheap):
+
+    from wargraph import Family, Option, Scenario, World, Orders, Question, build_game
+
+The layout: `kernel` (state, context, scenario schema, views, table, World and parts, family
+registry), `nodes` (the phase library), `models`, `seats`, `store`, `runs`, `view`, `server`,
+`evals`, and `games/<family>` (one package per built-in family, shaped like a plug-in).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from wargraph import _moved
+
+_moved.install()  # old import paths keep working for one release
+
+# public name -> module that defines it
+_PUBLIC = {
+    # families and the command line
+    "Family": "wargraph.kernel.families",
+    "FamilyError": "wargraph.kernel.families",
+    "Option": "wargraph.kernel.families",
+    # scenarios, state and context
+    "Scenario": "wargraph.kernel.scenario",
+    "ScenarioError": "wargraph.kernel.scenario",
+    "load_scenario": "wargraph.kernel.scenario",
+    "EVERYONE": "wargraph.kernel.state",
+    "Event": "wargraph.kernel.state",
+    "GameContext": "wargraph.kernel.context",
+    "Table": "wargraph.kernel.table",
+    # composing a game
+    "GameGraph": "wargraph.kernel.graphkit",
+    "build_game": "wargraph.kernel.graphkit",
+    "register_schema": "wargraph.seats.deciders",
+    "load_prompt": "wargraph.prompts",
+    "render_prompt": "wargraph.prompts",
+    # a game's rules: the World and its parts, questions and checks
+    **dict.fromkeys(
+        [
+            "ADJUDICATE",
+            "FALLBACK_PLAN",
+            "NARRATIVE",
+            "NEGOTIATE",
+            "ORDER",
+            "SECRETARY",
+            "SUMMARIZE",
+            "Cast",
+            "Check",
+            "Debrief",
+            "Diary",
+            "Narration",
+            "Opening",
+            "Orders",
+            "Press",
+            "Question",
+            "Resolution",
+            "Secretary",
+            "World",
+            "side_name",
+        ],
+        "wargraph.worlds",
+    ),
+}
+__all__ = [
+    "ADJUDICATE",
+    "Cast",
+    "Check",
+    "Debrief",
+    "Diary",
+    "EVERYONE",
+    "Event",
+    "FALLBACK_PLAN",
+    "Family",
+    "FamilyError",
+    "GameContext",
+    "GameGraph",
+    "NARRATIVE",
+    "NEGOTIATE",
+    "Narration",
+    "ORDER",
+    "Opening",
+    "Option",
+    "Orders",
+    "Press",
+    "Question",
+    "Resolution",
+    "SECRETARY",
+    "SUMMARIZE",
+    "Scenario",
+    "ScenarioError",
+    "Secretary",
+    "Table",
+    "World",
+    "build_game",
+    "load_prompt",
+    "load_scenario",
+    "register_schema",
+    "render_prompt",
+    "side_name",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'wargraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from wargraph.kernel.context import GameContext
+    from wargraph.kernel.families import Family, FamilyError, Option
+    from wargraph.kernel.graphkit import GameGraph, build_game
+    from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
+    from wargraph.kernel.state import EVERYONE, Event
+    from wargraph.kernel.table import Table
+    from wargraph.prompts import load_prompt, render_prompt
+    from wargraph.seats.deciders import register_schema
+    from wargraph.worlds import (
+        ADJUDICATE,
+        FALLBACK_PLAN,
+        NARRATIVE,
+        NEGOTIATE,
+        ORDER,
+        SECRETARY,
+        SUMMARIZE,
+        Cast,
+        Check,
+        Debrief,
+        Diary,
+        Narration,
+        Opening,
+        Orders,
+        Press,
+        Question,
+        Resolution,
+        Secretary,
+        World,
+        side_name,
+    )

@@ -16,7 +16,7 @@ from wargraph.seats.deciders import flat_json_schema
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
-WEB = Path(__file__).resolve().parents[2] / "wargraph" / "web"
+WEB = Path(__file__).resolve().parents[2] / "src" / "wargraph" / "web"
 ARGS = {"recipients": ["GLOBAL", "FRANCE", "ITALY"], "limit": 2, "chars": 200, "people": True}
 
 

@@ -14,7 +14,14 @@ import pytest
 
 from wargraph.evals.tournament import load_tournament, run_tournament
 
-BLOTTO = Path(__file__).resolve().parents[2] / "evals" / "tournaments" / "blotto_bots.yaml"
+BLOTTO = (
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "wargraph"
+    / "evals"
+    / "tournaments"
+    / "blotto_bots.yaml"
+)
 
 
 @pytest.mark.slow

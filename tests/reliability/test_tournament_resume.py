@@ -18,7 +18,14 @@ import yaml
 from wargraph.evals.experiment import Hooks
 from wargraph.evals.tournament import load_tournament, run_tournament
 
-SHIPPED = Path(__file__).resolve().parents[2] / "evals" / "tournaments" / "diplomacy_bots.yaml"
+SHIPPED = (
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "wargraph"
+    / "evals"
+    / "tournaments"
+    / "diplomacy_bots.yaml"
+)
 
 
 def outcomes(out: Path) -> dict[str, bytes]:

@@ -58,7 +58,7 @@ BAD_EVAL_KEY = Family(
 )
 CLASH = Family("clash", **BASE, play_options=(Option("--rounds", "rounds"),))
 BAD_CRISIS = dataclasses.replace(
-    Family("crisis", **BASE, scenarios="wargraph.scenarios"),
+    Family("crisis", **BASE, scenarios="wargraph.games.crisis.scenarios"),
     critical_state="wargraph.games.diplomacy.replay:critical_stat",
 )
 

@@ -14,7 +14,7 @@ PRIVATE = re.compile(
 
 
 def sources() -> list[Path]:
-    return [p for d in ("wargraph", "nodes", "evals", "graphs") for p in (ROOT / d).rglob("*.py")]
+    return list((ROOT / "src" / "wargraph").rglob("*.py"))
 
 
 def test_no_private_langgraph_names_in_the_code():

@@ -171,7 +171,7 @@ def _own(ep: importlib.metadata.EntryPoint) -> bool:
 def source_declared() -> dict[str, str]:
     """wargraph's families as the pyproject.toml of the source tree it runs from declares them
     ({} when it does not run from a source tree)."""
-    path = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    path = Path(__file__).resolve().parents[3] / "pyproject.toml"  # src/wargraph/kernel/
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

@@ -8,6 +8,7 @@ moves on to `next`.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -250,3 +251,23 @@ def build_game(
         else:
             g.add_conditional_edges(node, route_back, {n: n for n in back})
     return g
+
+
+def default_graphs(module: str, build: Callable[[], GameGraph]) -> Callable[[str], Any]:
+    """A family's graph module's `__getattr__`: `builder` (its default scenario's StateGraph,
+    for tests) and `graph` (compiled without a checkpointer, for a LangGraph server) are built
+    the first time they are asked for, so importing a family builds no graph."""
+    made: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def __getattr__(name: str) -> Any:
+        if name not in ("builder", "graph"):
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        with lock:
+            if "builder" not in made:
+                made["builder"] = build()
+            if name == "graph" and "graph" not in made:
+                made["graph"] = made["builder"].compile()
+        return made[name]
+
+    return __getattr__

@@ -148,31 +148,6 @@ async def serving(
         yield graph
 
 
-def crisis(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
-    """The crisis game (players, teams and an umpire); default scenario azuristan_crimsonia."""
-    return serving("crisis", config, runtime)
-
-
-def tabletop(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
-    """The tabletop exercise (incident, injects, responders, debrief)."""
-    return serving("tabletop", config, runtime)
-
-
-def waragent(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
-    """WarAgent-style historical simulation (countries, secretaries, board)."""
-    return serving("waragent", config, runtime)
-
-
-def diplomacy(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
-    """Full-press Diplomacy (powers, press, orders, the Diplomacy engine)."""
-    return serving("diplomacy", config, runtime)
-
-
-def flow(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
-    """A game composed from the phase library by the scenario's `flow` section."""
-    return serving("flow", config, runtime)
-
-
 def _factory(family: str) -> Callable[[RunnableConfig, ServerRuntime], Factory]:
     def serve_family(config: RunnableConfig, runtime: ServerRuntime) -> Factory:
         return serving(family, config, runtime)
@@ -182,7 +157,7 @@ def _factory(family: str) -> Callable[[RunnableConfig, ServerRuntime], Factory]:
     return serve_family
 
 
-# Every other registered family (plug-ins) gets a factory by its name, so a graph spec
+# Every registered family, built-in or plug-in, gets a factory by its name, so a graph spec
 # `wargraph.server.graphs:<family>` serves it (langgraph-api reads the module's namespace).
 for _name in families.families():
     globals().setdefault(_name, _factory(_name))

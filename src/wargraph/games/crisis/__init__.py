@@ -8,6 +8,6 @@ FAMILY = Family(
     "crisis",
     scenario_class="wargraph.kernel.scenario:Scenario",
     graph="wargraph.games.crisis.graph",
-    scenarios="wargraph.scenarios",
+    scenarios="wargraph.games.crisis.scenarios",
     description="players and teams state plans; the control narrates",
 )

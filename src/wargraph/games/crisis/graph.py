@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wargraph.kernel.graphkit import GameGraph, build_game
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
 from wargraph.kernel.scenario import Scenario, load_scenario
 from wargraph.kernel.world import NARRATIVE
 from wargraph.nodes.adjudicate import adjudicate
@@ -28,5 +28,5 @@ def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameG
     )
 
 
-builder = build()
-graph = builder.compile()
+# `builder` (for tests) and `graph` (for the server) are built on first use, not at import
+__getattr__ = default_graphs(__name__, build)

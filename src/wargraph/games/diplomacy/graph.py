@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from wargraph.games.diplomacy.world import DIPLOMACY, DiplomacyScenario
-from wargraph.kernel.graphkit import GameGraph, build_game
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
@@ -40,5 +40,5 @@ def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO)
     )
 
 
-builder = build()
-graph = builder.compile()
+# `builder` (for tests) and `graph` (for the server) are built on first use, not at import
+__getattr__ = default_graphs(__name__, build)

@@ -7,6 +7,6 @@ FAMILY = Family(
     "flow",
     scenario_class="wargraph.kernel.scenario:Scenario",
     graph="wargraph.games.flow.graph",
-    scenarios="wargraph.scenarios",
+    scenarios="wargraph.games.flow.scenarios",
     description="a game composed from the phase library by the scenario",
 )

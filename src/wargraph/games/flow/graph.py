@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wargraph.kernel.graphkit import GameGraph, Phase, build_game
+from wargraph.kernel.graphkit import GameGraph, Phase, build_game, default_graphs
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.kernel.world import NARRATIVE
 from wargraph.nodes.library import LIBRARY
@@ -37,5 +37,5 @@ def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameG
     return build_game(spine, roster=list(sc.roles), world=NARRATIVE, scenario=sc, end=end)
 
 
-builder = build()
-graph = builder.compile()
+# `builder` (for tests) and `graph` (for the server) are built on first use, not at import
+__getattr__ = default_graphs(__name__, build)

@@ -8,6 +8,7 @@ FAMILY = Family(
     "tabletop",
     scenario_class="wargraph.games.tabletop.world:TabletopScenario",
     graph="wargraph.games.tabletop.graph",
-    scenarios="wargraph.scenarios",
+    scenarios="wargraph.games.tabletop.scenarios",
+    prompts="wargraph.games.tabletop.prompts",
     description="an incident, inject cards and a die",
 )

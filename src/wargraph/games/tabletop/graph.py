@@ -22,7 +22,7 @@ from wargraph.games.tabletop.world import (  # noqa: F401  (the family's public 
     outcome_of,
     roll_die,
 )
-from wargraph.kernel.graphkit import GameGraph, build_game
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
@@ -47,5 +47,5 @@ def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) 
     )
 
 
-builder = build()
-graph = builder.compile()
+# `builder` (for tests) and `graph` (for the server) are built on first use, not at import
+__getattr__ = default_graphs(__name__, build)

@@ -18,7 +18,7 @@ from wargraph.games.waragent.game import (  # noqa: F401  (the family's public n
     SecretaryVerdict,
     WarAgentScenario,
 )
-from wargraph.kernel.graphkit import GameGraph, build_game
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
@@ -41,5 +41,5 @@ def build(scenario: WarAgentScenario | str | dict[str, Any] = DEFAULT_SCENARIO) 
     )
 
 
-builder = build()
-graph = builder.compile()
+# `builder` (for tests) and `graph` (for the server) are built on first use, not at import
+__getattr__ = default_graphs(__name__, build)

@@ -1,0 +1,1 @@
+"""The blotto family's shipped scenarios (data only)."""

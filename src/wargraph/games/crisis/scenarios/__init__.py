@@ -1,0 +1,1 @@
+"""The crisis family's shipped scenarios (data only)."""

@@ -1,0 +1,1 @@
+"""The diplomacy family's shipped scenarios (data only)."""

@@ -1,0 +1,1 @@
+"""The flow family's shipped scenarios (data only)."""

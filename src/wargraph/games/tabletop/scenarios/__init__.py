@@ -1,0 +1,1 @@
+"""The tabletop family's shipped scenarios (data only)."""

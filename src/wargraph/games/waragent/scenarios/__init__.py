@@ -1,0 +1,1 @@
+"""The waragent family's shipped scenarios (data only)."""
