@@ -22,6 +22,7 @@ _moved.install()  # old import paths keep working for one release
 # public name -> module that defines it
 _PUBLIC = {
     # families and the command line
+    "Bot": "wargraph.kernel.families",
     "Family": "wargraph.kernel.families",
     "FamilyError": "wargraph.kernel.families",
     "Option": "wargraph.kernel.families",
@@ -67,6 +68,7 @@ _PUBLIC = {
     ),
 }
 __all__ = [
+    "Bot",
     "ADJUDICATE",
     "Cast",
     "Check",
@@ -116,7 +118,7 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from wargraph.kernel.context import GameContext
-    from wargraph.kernel.families import Family, FamilyError, Option
+    from wargraph.kernel.families import Bot, Family, FamilyError, Option
     from wargraph.kernel.graphkit import GameGraph, build_game
     from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
     from wargraph.kernel.state import EVERYONE, Event

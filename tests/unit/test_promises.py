@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import get_args
 
 import pytest
-from wargraph.evals import promises as P
 
+from wargraph.evals import promises as P
 from wargraph.games.diplomacy.rules import POWERS, new_game
 
 

@@ -69,6 +69,21 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Bot:
+    """A scripted player of known strength that a family ships: `bot:<name>` as a seat's model
+    (`--role-model FRANCE=bot:greedy`, a tournament entrant). Its strategy answers the asks it
+    knows from the public facts the world puts on them; every other ask it answers as the seeded
+    scripted decider does (`wargraph.seats.bots`)."""
+
+    name: str
+    """What follows `bot:` (lower-case letters, digits and `_`; unique across families)."""
+    strategy: str
+    """`"module:function"`: `function(ask, rng) -> answer dict | None` (None: no strategy for
+    this ask)."""
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class Family:
     """One game family: everything it has, declared once.
 
@@ -128,6 +143,8 @@ class Family:
     `function(records: list[Path], out: Path, **eval options)`."""
     eval_options: tuple[Option, ...] = ()
     """Options of `wargraph eval <family>`, each passed as a keyword argument."""
+    bots: tuple[Bot, ...] = ()
+    """Scripted players of known strength for this family's seats (`bot:<name>`)."""
 
 
 # How each reference is resolved when a family loads: a class, a module, a package or a function.
@@ -305,6 +322,8 @@ def load(name: str) -> Family:
                 if getattr(fam, field):
                     _resolve(fam, field)
             _check_options(fam)
+            for bot in fam.bots:
+                bot_strategy(fam.name, bot)
         except FamilyError as exc:
             if not is_builtin(name):
                 _failed[name] = str(exc)
@@ -330,6 +349,7 @@ def problems() -> dict[str, str]:
     """Plug-ins that were found but cannot be used, with the reason: each plug-in is loaded
     (all its references resolved), so a misspelled hook is listed here too."""
     out = dict(_declared()[1])
+    out.update(_bot_clashes())
     for name in _declared()[0]:
         try:
             load(name)
@@ -470,6 +490,43 @@ def _model_in(annotation: Any) -> type | None:
     return None
 
 
+# --- bots ---------------------------------------------------------------------------------------
+
+
+def bots() -> dict[str, tuple[str, Bot]]:
+    """Every usable family's bots by name: (family, bot); built-ins first, and a name a family
+    before it has taken is left out (reported by `problems()`)."""
+    found: dict[str, tuple[str, Bot]] = {}
+    for name, fam in families().items():
+        for bot in fam.bots:
+            found.setdefault(bot.name, (name, bot))
+    return found
+
+
+def _bot_clashes() -> dict[str, str]:
+    seen: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for name, fam in families().items():
+        for bot in fam.bots:
+            if bot.name in seen and seen[bot.name] != name:
+                out[name] = f"family {name!r}: its bot {bot.name!r} is {seen[bot.name]!r}'s already"
+            seen.setdefault(bot.name, name)
+    return out
+
+
+def bot_strategy(family: str, bot: Bot) -> Callable[..., Any]:
+    """The function a bot's `strategy` names (a plug-in's imported under the guard)."""
+    module, _, attr = bot.strategy.partition(":")
+    what = f"family {family!r}: its bot {bot.name!r} strategy {bot.strategy!r}"
+    try:
+        found = getattr(_import(family, module), attr)
+    except (ImportError, AttributeError, PluginError) as exc:
+        raise FamilyError(f"{what} cannot be loaded ({exc})") from None
+    if not callable(found):
+        raise FamilyError(f"{what} is not a function")
+    return found
+
+
 # --- a plug-in's import, guarded ---------------------------------------------------------------
 
 
@@ -547,6 +604,15 @@ def _invalid(fam: Any, name: str) -> str | None:
         ref = getattr(fam, field)
         if ref is not None and (not isinstance(ref, str) or ":" not in ref):
             return f"{field} {ref!r} is not of the form module:function"
+    if not isinstance(fam.bots, tuple | list):
+        return "bots must be a tuple of wargraph.Bot"
+    for bot in fam.bots:
+        if not isinstance(bot, Bot):
+            return f"bots holds {bot!r}, not a wargraph.Bot"
+        if not NAME.match(bot.name):
+            return f"bot name {bot.name!r} is not lower-case letters, digits and _"
+        if not isinstance(bot.strategy, str) or ":" not in bot.strategy:
+            return f"bot {bot.name!r}: strategy {bot.strategy!r} is not of the form module:function"
     return None
 
 

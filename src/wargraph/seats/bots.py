@@ -6,12 +6,12 @@ a Blotto allocation) from the public facts the world puts on the ask (`facts`, g
 bot seats and never shown to a model); any other ask (messages, diaries) it answers as the
 seeded scripted decider does. An answer the schema refuses becomes the ask's fallback.
 
-A strategy is a function `(ask, rng) -> answer | None` (None: no strategy for this ask); the
-registry names where each lives so that nothing is imported before it is used."""
+A strategy is a function `(ask, rng) -> answer | None` (None: no strategy for this ask). Each
+family declares its bots (`Family.bots`, a `wargraph.Bot` each); nothing is imported before a
+bot plays."""
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -23,16 +23,6 @@ if TYPE_CHECKING:  # deciders imports this module
 
 PREFIX = "bot:"
 
-# name -> "module:function"; a bot plays the asks of the family its strategy knows
-BOTS: dict[str, str] = {
-    "greedy": "wargraph.games.diplomacy.bots:greedy",
-    "hold": "wargraph.games.diplomacy.bots:hold",
-    "random_legal": "wargraph.games.diplomacy.bots:random_legal",
-    "fixed": "wargraph.games.blotto.bots:fixed_split",
-    "even": "wargraph.games.blotto.bots:even",
-    "best_response": "wargraph.games.blotto.bots:best_response",
-}
-
 Strategy = Callable[[Mapping[str, Any], random.Random], dict[str, Any] | None]
 
 
@@ -40,22 +30,31 @@ def is_bot(model: Any) -> bool:
     return isinstance(model, str) and model.startswith(PREFIX)
 
 
+def known() -> dict[str, str]:
+    """Every bot the families declare (`Family.bots`): name -> the family it plays."""
+    from wargraph.kernel.families import bots
+
+    return {name: family for name, (family, _) in bots().items()}
+
+
 def check_bot(name: str) -> str:
     """The bot's name, or ValueError listing the known bots."""
-    if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r} (bots: {', '.join(sorted(BOTS))})")
+    every = known()
+    if name not in every:
+        raise ValueError(f"unknown bot {name!r} (bots: {', '.join(sorted(every))})")
     return name
 
 
 def family_of(name: str) -> str:
-    """The game family a bot's strategy plays (its module's: diplomacy or blotto)."""
-    module = BOTS[check_bot(name)].partition(":")[0]
-    return "blotto" if module.endswith("blotto_bots") else module.split(".")[2]
+    """The game family whose seats a bot plays."""
+    return known()[check_bot(name)]
 
 
 def strategy(name: str) -> Strategy:
-    module, _, attr = BOTS[check_bot(name)].partition(":")
-    return getattr(importlib.import_module(module), attr)
+    from wargraph.kernel.families import bot_strategy, bots
+
+    family, bot = bots()[check_bot(name)]
+    return bot_strategy(family, bot)
 
 
 class BotDecider:

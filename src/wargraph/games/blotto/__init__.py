@@ -2,7 +2,9 @@
 `src/wargraph/games/blotto/graph.py`, its allocation panels in `src/wargraph/view/panels.py`. Entry point `blotto`;
 imports no game code."""
 
-from wargraph.kernel.families import Family
+from wargraph.kernel.families import Bot, Family
+
+_BOTS = "wargraph.games.blotto.bots"
 
 FAMILY = Family(
     "blotto",
@@ -13,4 +15,9 @@ FAMILY = Family(
     description="Colonel Blotto: forces across fronts under a budget",
     view_panels="wargraph.view.panels:blotto_panels",
     measures="wargraph.games.blotto.world:record_measures",
+    bots=(
+        Bot("fixed", f"{_BOTS}:fixed_split", "the same uneven split every round"),
+        Bot("even", f"{_BOTS}:even", "forces spread evenly over the fronts"),
+        Bot("best_response", f"{_BOTS}:best_response", "answers the other side's last split"),
+    ),
 )

@@ -4,9 +4,10 @@ measures, the replay hooks of critical state analysis), `src/wargraph/games/dipl
 diplomacy`), and the options `wargraph play` takes for it. Entry point `diplomacy`; imports no
 game code."""
 
-from wargraph.kernel.families import Family, Option
+from wargraph.kernel.families import Bot, Family, Option
 
 _REPLAY = "wargraph.games.diplomacy.replay"
+_BOTS = "wargraph.games.diplomacy.bots"
 
 FAMILY = Family(
     "diplomacy",
@@ -34,5 +35,10 @@ FAMILY = Family(
         Option(
             "--promises-model", "promises_model", "also judge promises with this model", "MODEL"
         ),
+    ),
+    bots=(
+        Bot("greedy", f"{_BOTS}:greedy", "moves on the nearest unowned centres, supports its own"),
+        Bot("hold", f"{_BOTS}:hold", "holds every unit"),
+        Bot("random_legal", f"{_BOTS}:random_legal", "a random legal order per unit"),
     ),
 )
