@@ -112,7 +112,7 @@ def test_every_builtin_loads_with_every_reference_checked():
 
 
 def test_every_reference_field_is_checked_at_load():
-    plain = {"name", "description", "play_options", "eval_options"}
+    plain = {"name", "description", "play_options", "eval_options", "bots"}  # bots: at load too
     assert {f.name for f in dataclasses.fields(Family)} == set(families.REFERENCES) | plain
 
 

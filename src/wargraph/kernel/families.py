@@ -43,6 +43,8 @@ from pathlib import Path
 from types import ModuleType, UnionType
 from typing import Any, Union, get_args, get_origin
 
+from wargraph.kernel.hooks import HOOKS, mismatch
+
 GROUP = "wargraph.families"
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 FLAG = re.compile(r"^--[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -412,6 +414,9 @@ def _resolve(fam: Family, field: str) -> Any:
             raise FamilyError(f"game family {fam.name!r} is not available ({exc})") from None
         if not callable(getattr(found, "build", None)):
             raise FamilyError(f"family {fam.name!r}: its graph module {ref} has no build(scenario)")
+        why = mismatch("graph", found.build)
+        if why:
+            raise FamilyError(f"family {fam.name!r}: its graph module {ref}: build {why}")
     else:
         module, _, attr = ref.partition(":")
         try:
@@ -425,6 +430,8 @@ def _resolve(fam: Family, field: str) -> Any:
                 raise FamilyError(f"{what} is not a subclass of wargraph.kernel.scenario.Scenario")
         elif not callable(found):
             raise FamilyError(f"{what} is not a function")
+        elif field in HOOKS and (why := mismatch(field, found)):
+            raise FamilyError(f"{what} {why}")
     _resolved[key] = found
     return found
 
@@ -524,6 +531,9 @@ def bot_strategy(family: str, bot: Bot) -> Callable[..., Any]:
         raise FamilyError(f"{what} cannot be loaded ({exc})") from None
     if not callable(found):
         raise FamilyError(f"{what} is not a function")
+    why = mismatch("bot", found)
+    if why:
+        raise FamilyError(f"{what} {why}")
     return found
 
 
