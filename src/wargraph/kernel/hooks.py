@@ -24,7 +24,7 @@ class ViewPanels(Protocol):
     """`view_panels(record, phases, lines) -> {phase index: [panel, ...]}`."""
 
     def __call__(
-        self, record: Record, phases: list[dict[str, Any]], lines: list[dict[str, Any]], /
+        self, record: Record, phases: list[tuple[int, str]], lines: Any, /
     ) -> dict[int, list[dict[str, Any]]]: ...
 
 

@@ -8,7 +8,7 @@ A panel is data the page knows how to draw, never code:
 A family's panels function is `panels(record, phases, lines) -> {phase index: [panel, ...]}`
 (`phases`: the view's (round, phase) keys in order; `lines.ids(text)` stores a text). A plug-in
 family names its own on its entry: `Family(..., view_panels="module:function")`, built-ins too
-(Diplomacy's in `src/wargraph/games/diplomacy/panels.py`, WarAgent's and Blotto's below).
+(each built-in's in its package: `src/wargraph/games/<family>/panels.py`).
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ def _family(record: dict[str, Any]) -> str:
     return str(spec.get("family") or "crisis") if isinstance(spec, dict) else "crisis"
 
 
-def _by_round(phases: list[tuple[int, str]]) -> dict[int, list[int]]:
+def by_round(phases: list[tuple[int, str]]) -> dict[int, list[int]]:
     out: dict[int, list[int]] = defaultdict(list)
     for i, (rnd, _) in enumerate(phases):
         out[rnd].append(i)
     return out
 
 
-def _at(phases: list[tuple[int, str]], rnd: int, phase: str) -> int | None:
+def at_phase(phases: list[tuple[int, str]], rnd: int, phase: str) -> int | None:
     try:
         return phases.index((rnd, phase))
     except ValueError:
@@ -68,7 +68,7 @@ def event_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: L
     for e in record.get("events", []):
         if not isinstance(e, dict):
             continue
-        at = _at(phases, *where(e))
+        at = at_phase(phases, *where(e))
         data = e.get("data") or {}
         if at is None or not isinstance(data, dict):
             continue
@@ -90,90 +90,6 @@ def event_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: L
                 }
             )
     return out
-
-
-def blotto_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: Lines) -> Panels:
-    out: Panels = event_panels(record, phases, lines)
-    for e in record.get("events", []):
-        data = (e.get("data") or {}) if isinstance(e, dict) else {}
-        if e.get("kind") != "result" or "allocations" not in data:
-            continue
-        at = _at(phases, *where(e))
-        if at is None:
-            continue
-        alloc: dict[str, dict[str, Any]] = data.get("allocations") or {}
-        sides = list(alloc)
-        fronts = list(dict.fromkeys(f for a in alloc.values() for f in (a or {})))
-        winners = data.get("winners") or {}
-        rows = [
-            [f, *(str((alloc[s] or {}).get(f, "")) for s in sides), _names(winners.get(f)) or "tie"]
-            for f in fronts
-        ]
-        points = data.get("points") or {}
-        scores = data.get("scores") or {}
-        rows.append(["points", *(str(points.get(s, "")) for s in sides), ""])
-        rows.append(["score", *(str(scores.get(s, "")) for s in sides), ""])
-        out[at].append(
-            {
-                "kind": "table",
-                "title": "Allocations per front",
-                "columns": ["front", *sides, "won by"],
-                "rows": rows,
-            }
-        )
-    return out
-
-
-def _names(value: Any) -> str:
-    """A winner or several (a tie): names joined, never a Python list's text."""
-    if isinstance(value, list | tuple):
-        return ", ".join(map(str, value))
-    return str(value) if value else ""
-
-
-SYMBOL = {"war": "W", "alliance": "A", "peace": "P", "treaty": "T"}
-
-
-def waragent_panels(record: dict[str, Any], phases: list[tuple[int, str]], lines: Lines) -> Panels:
-    """The true board (relation of every pair) and the stick (who is mobilized) after each
-    round, in the round's last phase; the opening board in the setup."""
-    from wargraph.games.waragent.rounds import Situation
-
-    out: Panels = defaultdict(list)
-    world = record.get("world") or {}
-    world = world.get("waragent", world) if isinstance(world, dict) else {}
-    try:
-        w = Situation.model_validate(world)
-    except Exception:  # noqa: BLE001 — an old or damaged world: the generic view still shows
-        return out
-    rounds = _by_round(phases)
-    boards = {logged.round: logged.board for logged in w.history}
-    for rnd, steps in rounds.items():
-        # each step of a round shows the board it started from; its last step, the board after
-        for at in steps:
-            last = at == steps[-1] and rnd in boards
-            shown = rnd if last else rnd - 1
-            if shown not in boards:
-                continue
-            title = (
-                "Opening board and stick" if shown == 0 else f"Board and stick after round {shown}"
-            )
-            out[at].append(_board_table(boards[shown], title))
-    return out
-
-
-def _board_table(board: Any, title: str) -> dict[str, Any]:
-    rows = []
-    for a, row in zip(board.countries, board.matrix(), strict=False):
-        cells = ["·" if r == "self" else SYMBOL.get(r, "") for r in row]
-        rows.append([a, "mobilized" if board.is_mobilized(a) else "", *cells])
-    return {
-        "kind": "table",
-        "title": title,
-        "columns": ["", "stick", *board.countries],
-        "rows": rows,
-        "note": "W war, A alliance, P peace, T treaty; the stick marks mobilized countries",
-    }
 
 
 def panels_for(record: dict[str, Any]) -> PanelsFn:

@@ -1,6 +1,7 @@
-"""Where Colonel Blotto lives: `src/wargraph/games/blotto/world.py` (scenario, world, measures),
-`src/wargraph/games/blotto/graph.py`, its allocation panels in `src/wargraph/view/panels.py`. Entry point `blotto`;
-imports no game code."""
+"""Colonel Blotto: forces across fronts under a budget. This package is the whole family:
+`world` (scenario, World, measures), `graph` (build), `panels` (allocations in `wargraph view`),
+`bots`, `prompts/`, `scenarios/`. This module holds only its entry, `FAMILY`: reading it imports
+no game code."""
 
 from wargraph.kernel.families import Bot, Family
 
@@ -13,7 +14,7 @@ FAMILY = Family(
     scenarios="wargraph.games.blotto.scenarios",
     prompts="wargraph.games.blotto.prompts",
     description="Colonel Blotto: forces across fronts under a budget",
-    view_panels="wargraph.view.panels:blotto_panels",
+    view_panels="wargraph.games.blotto.panels:panels",
     measures="wargraph.games.blotto.world:record_measures",
     bots=(
         Bot("fixed", f"{_BOTS}:fixed_split", "the same uneven split every round"),

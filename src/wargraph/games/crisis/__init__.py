@@ -1,6 +1,6 @@
-"""Where the crisis game lives: the generic scenario, `src/wargraph/games/crisis/graph.py`, the shipped
-scenarios; the narrative world needs nothing else. Read by `wargraph.families` (entry point
-`crisis` in pyproject.toml); a module of its own so that reading it imports no game code."""
+"""The crisis game (Snow Globe style): players and teams state plans, the control narrates.
+The generic scenario and the narrative world need nothing else: `graph` (build), `scenarios/`.
+This module holds only its entry, `FAMILY`: reading it imports no game code."""
 
 from wargraph.kernel.families import Family
 

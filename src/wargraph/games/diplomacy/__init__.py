@@ -1,8 +1,8 @@
-"""Where Diplomacy lives: `src/wargraph/games/diplomacy/` (the world as parts, the engine, the
-measures, the replay hooks of critical state analysis), `src/wargraph/games/diplomacy/graph.py`,
-`src/wargraph/games/diplomacy/panels.py` (map panels, fork points), `src/wargraph/games/diplomacy/eval.py` (`wargraph eval
-diplomacy`), and the options `wargraph play` takes for it. Entry point `diplomacy`; imports no
-game code."""
+"""Full-press Diplomacy on the real engine. This package is the whole family: the engine
+boundary (`engine`, `rules`), the World as one module per part (`world`), `measures`, `replay`
+(critical state analysis), `graph` (build), `panels` (map panels, fork points), `eval`
+(`wargraph eval diplomacy`), `bots`, `prompts/`, `scenarios/`. This module holds only its entry,
+`FAMILY`: reading it imports no game code."""
 
 from wargraph.kernel.families import Bot, Family, Option
 

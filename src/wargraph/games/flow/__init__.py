@@ -1,5 +1,6 @@
-"""Where the flow composer lives: the generic scenario (its `flow.phases`) and
-`src/wargraph/games/flow/graph.py`. Entry point `flow` in pyproject.toml; imports no game code."""
+"""The flow composer: a game made of the phase library by the scenario's `flow.phases`.
+`graph` (build), `scenarios/`. This module holds only its entry, `FAMILY`: reading it imports no
+game code."""
 
 from wargraph.kernel.families import Family
 

@@ -1,6 +1,6 @@
-"""Where the tabletop exercise lives: its scenario class (cards, a die) in
-`src/wargraph/games/tabletop/world.py`, `src/wargraph/games/tabletop/graph.py`, the shipped scenarios. The entry point
-`tabletop` in pyproject.toml names this; it imports no game code."""
+"""The tabletop exercise: an incident, inject cards and a die. `world` (scenario, World),
+`graph` (build), `prompts/`, `scenarios/`. This module holds only its entry, `FAMILY`: reading it
+imports no game code."""
 
 from wargraph.kernel.families import Family
 

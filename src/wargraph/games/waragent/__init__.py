@@ -1,6 +1,8 @@
-"""Where the WarAgent simulations live: `src/wargraph/games/waragent/`, `src/wargraph/games/waragent/graph.py`, the
-board panels of `wargraph view`, and `src/wargraph/games/waragent/eval.py` (accuracy against history: measures,
-report figure, `wargraph eval waragent`). Entry point `waragent`; imports no game code."""
+"""WarAgent-style historical simulations (1914, 1939, the Warring States). This package is the
+whole family: the rules (`rules` and the modules it names), the World's parts, `game`, `graph`
+(build), `panels` (board and stick in `wargraph view`), `eval` (accuracy against history:
+measures, report figure, `wargraph eval waragent`), `prompts/`, `scenarios/`. This module holds
+only its entry, `FAMILY`: reading it imports no game code."""
 
 from wargraph.kernel.families import Family
 
@@ -11,7 +13,7 @@ FAMILY = Family(
     scenarios="wargraph.games.waragent.scenarios",
     prompts="wargraph.games.waragent.prompts",
     description="WarAgent-style historical simulations",
-    view_panels="wargraph.view.panels:waragent_panels",
+    view_panels="wargraph.games.waragent.panels:panels",
     measures="wargraph.games.waragent.eval:record_measures",
     report_figure="wargraph.games.waragent.eval:record_figure",
     eval_command="wargraph.games.waragent.eval:eval_waragent",  # accuracy against history
