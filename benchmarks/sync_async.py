@@ -202,7 +202,7 @@ def store_url(store: str, workdir: Path) -> Iterator[str]:
         try:
             yield url
         finally:
-            from wargraph.store.saver import close
+            from wargraph.store.connect import close
 
             close(url)
 

@@ -47,7 +47,7 @@ def store(kind: str, folder: Path) -> Iterator[str]:
         return
     import psycopg
 
-    from wargraph.store.saver import close
+    from wargraph.store.connect import close
 
     server = postgres_or_skip()
     schema = f"wgtest_{uuid.uuid4().hex[:12]}"

@@ -82,7 +82,7 @@ def _known_errors() -> tuple[type[Exception], ...]:
     from wargraph.models.chat import ModelRefError
     from wargraph.prompts import PromptError
     from wargraph.runs.records import RecordError
-    from wargraph.store.saver import StoreError
+    from wargraph.store.errors import StoreError
 
     return (
         ScenarioError,

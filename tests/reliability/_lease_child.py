@@ -45,7 +45,7 @@ def main(argv: list[str]) -> int:
         _skew(float(argv[3]) if len(argv) > 3 else 0.0)
     from wargraph.kernel.context import GameContext
     from wargraph.runs.runner import play, resume
-    from wargraph.store.saver import StoreError
+    from wargraph.store.errors import StoreError
 
     def progress(node, values):
         print(f"step {node}", flush=True)

@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import build_for, load_run, play
-from wargraph.store.saver import DamagedCheckpoint, open_saver
+from wargraph.store.errors import DamagedCheckpoint
+from wargraph.store.saver import open_saver
 
 THREAD = "damaged"
 FLIPS = 12

@@ -130,7 +130,7 @@ def _cut_off(db: str, thread: str) -> None:
         shutil.rmtree(f"{db}.leases")
         return
     from wargraph.store.lease import advisory_key, store_id
-    from wargraph.store.saver import own_sql
+    from wargraph.store.setup import own_sql
 
     with own_sql(db) as sql:
         key = advisory_key(store_id(sql), thread) & 0xFFFFFFFFFFFFFFFF

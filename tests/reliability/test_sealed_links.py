@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import build_for, list_runs, load_run, play
-from wargraph.store.saver import KEY_ENV, DamagedCheckpoint, StoreError, open_saver
+from wargraph.store.errors import KEY_ENV, DamagedCheckpoint, StoreError
+from wargraph.store.saver import open_saver
 
 A, B = "game-a", "game-b"  # one character apart
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-import wargraph.store.saver as stores
+import wargraph.store.errors as stores
 from benchmarks.fake_endpoint import FakeEndpoint
 from tests.server.support import bearer, sdk, wait_for
 from tests.stores import params, store

@@ -23,8 +23,10 @@ from wargraph.kernel.scenario import Scenario
 from wargraph.runs.listing import list_games
 from wargraph.runs.records import build_record
 from wargraph.runs.runner import check_scenario, game_graph, list_runs, load_run, play
+from wargraph.store.errors import LeaseLost
 from wargraph.store.lease import lease
-from wargraph.store.saver import LeaseLost, in_thread, open_async_saver, own_sql
+from wargraph.store.saver import in_thread, open_async_saver
+from wargraph.store.setup import own_sql
 
 # one scripted game of each family, small enough for a unit test
 GAMES = {

@@ -30,21 +30,17 @@ from tests.unit.test_pruning import (
 from wargraph.kernel.context import GameContext
 from wargraph.runs.listing import list_games
 from wargraph.runs.runner import check_scenario, list_runs, load_run, play, resume
-from wargraph.store.lease import holders, lease
-from wargraph.store.saver import (
+from wargraph.store.crypto import (
     BOUND,
     LEGACY,
     STRICT,
-    DamagedCheckpoint,
-    GameHeld,
-    StoreError,
-    _AuthenticatedSerde,
-    _binding,
-    _seeing,
-    is_url,
-    open_async_saver,
-    open_saver,
+    AuthenticatedSerde,
+    bound_to,
+    seeing_bindings,
 )
+from wargraph.store.errors import DamagedCheckpoint, GameHeld, StoreError, is_url
+from wargraph.store.lease import holders, lease
+from wargraph.store.saver import open_async_saver, open_saver
 from wargraph.view import stored_record
 
 
@@ -260,17 +256,17 @@ def test_a_blob_is_bound_again_to_the_copy_with_its_bytes_unchanged():
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from wargraph.store.saver import _Compressed
+    from wargraph.store.crypto import _Compressed
 
     key = os.urandom(32)
-    serde = _AuthenticatedSerde(key, strict=BOUND, where="test.sqlite")
+    serde = AuthenticatedSerde(key, strict=BOUND, where="test.sqlite")
     value = {"events": ["a long text " * 40], "round": 3}
     was, now = ("write", "src", "", "c1", "t"), ("write", "cp", "", "c1", "t")
-    with _binding(*was):
+    with bound_to(*was):
         typ, blob = serde.dumps_typed(value)
     new_typ, new_blob = serde.rebound((typ, blob), was, now)
     assert new_typ == typ and new_blob != blob
-    with _seeing([]) as seen:
+    with seeing_bindings([]) as seen:
         assert serde.loads_typed((new_typ, new_blob)) == value
     assert seen == [now]
     with pytest.raises(DamagedCheckpoint, match="another checkpoint or game"):
@@ -286,12 +282,12 @@ def test_a_blob_is_bound_again_to_the_copy_with_its_bytes_unchanged():
     with pytest.raises(DamagedCheckpoint, match="not bound"):
         serde.rebound(unbound, was, now)
     for guard in (STRICT, LEGACY):
-        older = _AuthenticatedSerde(key, strict=guard, where="test.sqlite")
+        older = AuthenticatedSerde(key, strict=guard, where="test.sqlite")
         assert older.loads_typed(older.rebound(unbound, was, now)) == value
     untagged = JsonPlusSerializer().dumps_typed(value)
     with pytest.raises(DamagedCheckpoint, match="without its authentication tag"):
-        _AuthenticatedSerde(key, strict=STRICT, where="t").rebound(untagged, was, now)
-    legacy = _AuthenticatedSerde(key, strict=LEGACY, where="t")
+        AuthenticatedSerde(key, strict=STRICT, where="t").rebound(untagged, was, now)
+    legacy = AuthenticatedSerde(key, strict=LEGACY, where="t")
     tagged = legacy.rebound(untagged, was, now)
     assert tagged[0].endswith("+aesgcm2") and serde.loads_typed(tagged) == value
 

@@ -11,7 +11,8 @@ import pytest
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.state import SNAPSHOT_EVERY
 from wargraph.runs.runner import play
-from wargraph.store.saver import DamagedCheckpoint, open_saver
+from wargraph.store.errors import DamagedCheckpoint
+from wargraph.store.saver import open_saver
 
 THREAD = "lean"
 ROUNDS = 8

@@ -21,8 +21,9 @@ from wargraph.kernel.context import GameContext
 from wargraph.kernel.state import SNAPSHOT_EVERY
 from wargraph.runs.records import build_record
 from wargraph.runs.runner import check_scenario, game_graph, list_runs, load_run, play, resume
+from wargraph.store.errors import GameHeld, HistoryInUse
 from wargraph.store.lease import lease
-from wargraph.store.saver import GameHeld, HistoryInUse, Saver, open_async_saver, open_saver
+from wargraph.store.saver import Saver, open_async_saver, open_saver
 
 SEAT = "azuristan"
 

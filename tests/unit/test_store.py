@@ -13,7 +13,8 @@ from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.runner import build_for, load_run, play
-from wargraph.store.saver import StoreError, open_async_saver, open_saver
+from wargraph.store.errors import StoreError
+from wargraph.store.saver import open_async_saver, open_saver
 
 
 def test_a_game_read_back_async_equals_the_game_written_sync(store_db):
@@ -76,23 +77,23 @@ def test_blobs_are_bound_aes_gcm_and_older_blobs_still_load_where_they_may():
     from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from wargraph.store.saver import (
+    from wargraph.store.crypto import (
         BOUND,
         STRICT,
-        DamagedCheckpoint,
-        _AuthenticatedSerde,
-        _binding,
+        AuthenticatedSerde,
         _Compressed,
-        _seeing,
+        bound_to,
+        seeing_bindings,
     )
+    from wargraph.store.errors import DamagedCheckpoint
 
     key = os.urandom(32)
-    serde = _AuthenticatedSerde(key, strict=BOUND, where="test.sqlite")
+    serde = AuthenticatedSerde(key, strict=BOUND, where="test.sqlite")
     value = {"events": ["a long text " * 40], "round": 3}
-    with _binding("blob", "t1", "", "events", "7"):
+    with bound_to("blob", "t1", "", "events", "7"):
         typ, blob = serde.dumps_typed(value)
     assert typ.endswith("+aesgcm2")
-    with _seeing([]) as seen:
+    with seeing_bindings([]) as seen:
         assert serde.loads_typed((typ, blob)) == value
     assert seen == [("blob", "t1", "", "events", "7")]
     flipped = blob[:20] + bytes([blob[20] ^ 1]) + blob[21:]  # inside the binding
@@ -105,7 +106,7 @@ def test_blobs_are_bound_aes_gcm_and_older_blobs_still_load_where_they_may():
     old = EncryptedSerializer.from_pycryptodome_aes(_Compressed(JsonPlusSerializer()), key=key)
     eax = old.dumps_typed(value)
     assert eax[0].endswith("+aes")
-    before = _AuthenticatedSerde(key, strict=STRICT, where="test.sqlite")
+    before = AuthenticatedSerde(key, strict=STRICT, where="test.sqlite")
     for typ, blob in (gcm, eax):
         assert before.loads_typed((typ, blob)) == value
         with pytest.raises(DamagedCheckpoint, match="not bound"):

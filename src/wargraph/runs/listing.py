@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.store.lease import holders
-from wargraph.store.saver import DamagedCheckpoint, Saver, StoreError, describe, is_url, open_saver
+from wargraph.store.errors import DamagedCheckpoint, StoreError, describe, is_url
+from wargraph.store.saver import Saver, open_saver
 
 
 @dataclass

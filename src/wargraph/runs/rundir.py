@@ -17,7 +17,7 @@ import time
 import uuid
 from pathlib import Path
 
-from wargraph.store.saver import StoreError
+from wargraph.store.errors import StoreError
 
 OWNER = ".wargraph-thread"
 MIN_FREE = 1 << 20  # bytes: less than this and a game's files would be cut short

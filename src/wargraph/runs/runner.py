@@ -30,7 +30,8 @@ from wargraph.kernel.scenario import (
     resolve_path,
     validate_data,
 )
-from wargraph.store.saver import Saver, StoreError, describe, is_url, open_saver
+from wargraph.store.errors import StoreError, describe, is_url
+from wargraph.store.saver import Saver, open_saver
 
 if TYPE_CHECKING:  # the game machinery loads with the first game's family
     from wargraph.kernel.graphkit import GameGraph

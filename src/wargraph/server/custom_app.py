@@ -27,7 +27,7 @@ from wargraph.server.endpoints import enforce
 from wargraph.server.guard import Guard
 from wargraph.server.seats import SECRET_ENV, facilitator_token
 from wargraph.server.steps import use_step_threads
-from wargraph.store.saver import GameHeld, HistoryInUse
+from wargraph.store.errors import GameHeld, HistoryInUse
 
 log = logging.getLogger(__name__)
 

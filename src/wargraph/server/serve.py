@@ -377,7 +377,8 @@ def check_store(db: str | Path | None) -> str | None:
     refused before the server starts."""
     if db is None or not str(db).strip():
         return None
-    from wargraph.store.saver import StoreError, is_url, own_sql
+    from wargraph.store.errors import StoreError, is_url
+    from wargraph.store.setup import own_sql
 
     store = str(db) if is_url(db) else str(Path(db).expanduser().resolve())
     try:
@@ -446,7 +447,7 @@ def serve(
         for name, path in check_registration(list(scenarios or [])).items():
             console.print(f"Scenario {name}: {path}", highlight=False)
         if db is not None:
-            from wargraph.store.saver import describe
+            from wargraph.store.errors import describe
 
             console.print(f"Games kept in {describe(db)} (wargraph games --db)", highlight=False)
 

@@ -30,21 +30,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wargraph.store.saver import (
-    RUN_MARK,
-    SERVED,
-    GameHeld,
-    Saver,
-    StoreError,
-    _FencedSqlite,
-    _OneTransaction,
-    _run_mac,
-    _seal,
-    _writing,
-    describe,
-)
+from wargraph.store.backends import FencedSqlite, OneTransaction, fenced_writes
+from wargraph.store.crypto import run_mac, seal_run
+from wargraph.store.errors import RUN_MARK, SERVED, GameHeld, StoreError, describe
+
+if TYPE_CHECKING:  # the saver calls this module
+    from wargraph.store.saver import Saver
 
 Key = tuple[str, str]  # (namespace, checkpoint id)
 
@@ -89,10 +82,10 @@ def _copy(saver: Saver, source: str, target: str) -> None:
     copy = _Copy(saver, source, target)
     if not copy.seals:
         return  # a thread with no checkpoint (created, never run): nothing to copy
-    with _writing({"configurable": {"thread_id": target}}):  # fenced by the target's lease
-        if isinstance(saver, _OneTransaction):
+    with fenced_writes({"configurable": {"thread_id": target}}):  # fenced by the target's lease
+        if isinstance(saver, OneTransaction):
             _copy_postgres(saver, copy)
-        elif isinstance(saver, _FencedSqlite):
+        elif isinstance(saver, FencedSqlite):
             _copy_sqlite(saver, copy)
         else:  # pragma: no cover - every store's saver is one of the two
             raise TypeError(f"not a store's saver: {type(saver).__name__}")
@@ -122,7 +115,7 @@ class _Copy:
             conf = tup.config["configurable"]
             ns, cid = str(conf.get("checkpoint_ns") or ""), str(conf["checkpoint_id"])
             parent = (tup.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            self.seals[(ns, cid)] = _seal(key, tup.checkpoint, cid, (target, ns, parent))
+            self.seals[(ns, cid)] = seal_run(key, tup.checkpoint, cid, (target, ns, parent))
             has_run = has_run or (tup.metadata or {}).get("wargraph") == RUN_MARK
         # a game of a store from before run metadata moved into checkpoints: the copy gets it
         # with its first root checkpoint
@@ -144,7 +137,7 @@ class _Copy:
         out["wargraph_seal"] = seal
         run = None
         if out.get("wargraph") == RUN_MARK:
-            run = self.saver._run_from(self.source, metadata)  # checked against its MAC
+            run = self.saver.run_from(self.source, metadata)  # checked against its MAC
         elif self.legacy is not None and ns == "" and cid == self.first:
             run = self.legacy
         if run is not None:
@@ -153,7 +146,7 @@ class _Copy:
                 {**run, "context": context, "copy_of": self.source}, sort_keys=True, default=str
             )
             out["wargraph"], out["wargraph_run"] = RUN_MARK, text
-            out["wargraph_mac"] = _run_mac(self.saver.wargraph.key, self.target, text)
+            out["wargraph_mac"] = run_mac(self.saver.wargraph.key, self.target, text)
         return out
 
     def checkpoint_binding(self, ns: str, cid: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -174,7 +167,7 @@ def _json(raw: Any) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _copy_sqlite(saver: _FencedSqlite, copy: _Copy) -> None:
+def _copy_sqlite(saver: FencedSqlite, copy: _Copy) -> None:
     serde = copy.saver.serde
     with saver.cursor() as cur:  # the fencing check opens the transaction
         try:
@@ -212,7 +205,7 @@ def _copy_sqlite(saver: _FencedSqlite, copy: _Copy) -> None:
             raise
 
 
-def _copy_postgres(saver: _OneTransaction, copy: _Copy) -> None:
+def _copy_postgres(saver: OneTransaction, copy: _Copy) -> None:
     from psycopg.types.json import Jsonb
 
     serde = copy.saver.serde

@@ -33,8 +33,10 @@ from typing import Any
 
 import wargraph.store.fence as fence
 import wargraph.store.filelock as filelock
+from wargraph.store.errors import Db, GameHeld, LeaseLost, StoreError, describe, is_url
 from wargraph.store.fence import advisory_key, store_id
-from wargraph.store.saver import Db, GameHeld, LeaseLost, Sql, StoreError, describe, is_url, own_sql
+from wargraph.store.setup import own_sql
+from wargraph.store.sql import Sql
 
 __all__ = ["GameHeld", "Lease", "LeaseLost", "advisory_key", "holders", "lease", "store_id"]
 

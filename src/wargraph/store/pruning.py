@@ -38,19 +38,13 @@ import bisect
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wargraph.store.saver import (
-    RUN_MARK,
-    SERVED,
-    GameHeld,
-    HistoryInUse,
-    Saver,
-    _FencedSqlite,
-    _OneTransaction,
-    _writing,
-    describe,
-)
+from wargraph.store.backends import FencedSqlite, OneTransaction, fenced_writes
+from wargraph.store.errors import RUN_MARK, SERVED, GameHeld, HistoryInUse, describe
+
+if TYPE_CHECKING:  # the saver calls this module
+    from wargraph.store.saver import Saver
 
 KEEP_LATEST, DELETE = "keep_latest", "delete"
 STRATEGIES = (KEEP_LATEST, DELETE)
@@ -139,17 +133,17 @@ def delete_checkpoints(
     doomed = {ns: ids for ns, ids in doomed.items() if ids}
     if not doomed and not runs:
         return
-    with _writing({"configurable": {"thread_id": thread_id}}):  # fenced by the lease held now
-        if isinstance(saver, _OneTransaction):
+    with fenced_writes({"configurable": {"thread_id": thread_id}}):  # fenced by the lease held now
+        if isinstance(saver, OneTransaction):
             _delete_postgres(saver, thread_id, doomed, list(runs))
-        elif isinstance(saver, _FencedSqlite):
+        elif isinstance(saver, FencedSqlite):
             _delete_sqlite(saver, thread_id, doomed, list(runs))
         else:  # pragma: no cover - every store's saver is one of the two
             raise TypeError(f"not a store's saver: {type(saver).__name__}")
 
 
 def _delete_sqlite(
-    saver: _FencedSqlite, thread_id: str, doomed: dict[str, set[str]], runs: list[str]
+    saver: FencedSqlite, thread_id: str, doomed: dict[str, set[str]], runs: list[str]
 ) -> None:
     with saver.cursor() as cur:  # the fencing check opens the transaction
         try:
@@ -181,7 +175,7 @@ def _delete_sqlite(
 
 
 def _delete_postgres(
-    saver: _OneTransaction, thread_id: str, doomed: dict[str, set[str]], runs: list[str]
+    saver: OneTransaction, thread_id: str, doomed: dict[str, set[str]], runs: list[str]
 ) -> None:
     with saver._cursor(pipeline=True) as cur:  # one transaction, the fencing check first
         if runs:

@@ -76,7 +76,8 @@ def stored_record(
     wrote its files to (None when it wrote none)."""
     from wargraph.runs.records import build_record
     from wargraph.runs.runner import GameError, game_graph, load_run
-    from wargraph.store.saver import StoreError, open_saver
+    from wargraph.store.errors import StoreError
+    from wargraph.store.saver import open_saver
 
     try:
         sc, ctx = load_run(db, thread_id)

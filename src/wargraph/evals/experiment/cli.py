@@ -17,7 +17,7 @@ from wargraph.evals.experiment.spec import ExperimentError, load_experiment
 from wargraph.kernel.scenario import ScenarioError
 from wargraph.models.chat import ModelRefError, endpoint_concurrency, set_endpoint_concurrency
 from wargraph.seats.terminal import safe
-from wargraph.store.saver import StoreError, describe
+from wargraph.store.errors import StoreError, describe
 
 T = TypeVar("T")
 

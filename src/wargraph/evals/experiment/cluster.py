@@ -40,8 +40,8 @@ from wargraph.evals.experiment.run import (
 )
 from wargraph.evals.experiment.spec import Experiment, ExperimentError
 from wargraph.evals.experiment.stores import check_store
+from wargraph.store.errors import is_url
 from wargraph.store.lease import GameHeld
-from wargraph.store.saver import is_url
 
 
 def first_line(err: BaseException) -> str:

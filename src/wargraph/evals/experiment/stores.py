@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wargraph.store.saver import is_url, own_sql
+from wargraph.store.errors import is_url
+from wargraph.store.setup import own_sql
 
 
 def check_store(db: str | Path) -> None:

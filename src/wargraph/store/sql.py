@@ -1,0 +1,78 @@
+"""wargraph's own tables in a store (both backends): the SQL dialect (`Sql`) and the table list."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from typing import TYPE_CHECKING, Any
+
+# The stored form of a DeltaChannel's whole value (what the savers themselves test for); the
+# channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
+import wargraph.store.fence as fence
+from wargraph.store.errors import Db, StoreError, describe, is_url
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import (
+        BaseCheckpointSaver,
+    )
+    from langgraph.checkpoint.postgres import PostgresSaver as _PostgresBase
+    from langgraph.checkpoint.sqlite import SqliteSaver as _SqliteBase
+
+    _SaverBase = BaseCheckpointSaver[str]
+else:
+    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
+    # before; at run time they are plain classes (those savers are imported on first use).
+    _SaverBase = _SqliteBase = _PostgresBase = object
+
+# --- SQL for wargraph's own tables (both backends) -----------------------------------------
+
+
+class Sql:
+    """Our own small tables, in the same database as the checkpoints. Statements are written
+    with `?` placeholders and run on either backend; each call is its own transaction."""
+
+    def __init__(self, db: Db, conn: Any) -> None:
+        self.db, self.conn = db, conn
+        self.postgres = is_url(db)
+        self.lock = threading.Lock()
+
+    def run(self, sql: str, params: tuple = ()) -> tuple[list[tuple], int]:
+        """Rows and rowcount; a backend failure becomes a StoreError naming the store."""
+        try:
+            if self.postgres:
+                with self.conn.connection() as c, c.transaction():
+                    cur = c.execute(sql.replace("?", "%s"), params)
+                    rows = [tuple(r.values()) for r in cur.fetchall()] if cur.description else []
+                    return rows, cur.rowcount
+            with self.lock, self.conn:  # commits, or rolls back on an error
+                cur = self.conn.execute(sql, params)
+                return cur.fetchall(), cur.rowcount
+        except (sqlite3.Error, pg_error()) as exc:
+            raise StoreError(f"{describe(self.db)}: {reason_of(exc)}") from None
+
+
+def pg_error() -> type[Exception]:
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - a dependency
+        return sqlite3.Error
+    return psycopg.Error
+
+
+def reason_of(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+OWN_TABLES = (
+    "CREATE TABLE IF NOT EXISTS wargraph_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    fence.TABLE,  # (stores of earlier versions also keep an unused table wargraph_leases)
+    # Which run stored each write of a run that names itself (langgraph-api's runs do, in their
+    # metadata), noted in the write's own transaction: a run resumed from a checkpoint stores
+    # its first writes under that checkpoint, which `delete_for_runs` keeps.
+    "CREATE TABLE IF NOT EXISTS wargraph_run_writes (thread_id TEXT NOT NULL,"
+    " checkpoint_ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL, task_id TEXT NOT NULL,"
+    " idx BIGINT NOT NULL, run_id TEXT NOT NULL,"
+    " PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx))",
+    "CREATE INDEX IF NOT EXISTS wargraph_run_writes_run ON wargraph_run_writes (run_id)",
+)
