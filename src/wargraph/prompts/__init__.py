@@ -34,15 +34,25 @@ def family_prompts(family: str | None) -> Iterator[None]:
 
 
 def _packages(family: str | None) -> list[str]:
-    if not family:
-        return [OWN]
-    from wargraph.kernel.families import FamilyError, get
+    """Where `family`'s templates are looked up, in order: its own package, wargraph's, then
+    the built-in families' (a built-in's part called outside a running phase, as a test or a
+    tool may call it, still finds its templates; their names carry the family's prefix)."""
+    from wargraph.kernel.families import FamilyError, builtin_names, get
 
-    try:
-        own = get(family).prompts
-    except FamilyError:
-        own = None
-    return [own, OWN] if own and own != OWN else [OWN]
+    found: list[str] = []
+    if family:
+        try:
+            own = get(family).prompts
+        except FamilyError:
+            own = None
+        if own:
+            found.append(own)
+    found.append(OWN)
+    for name in builtin_names():
+        package = get(name).prompts
+        if package and package not in found:
+            found.append(package)
+    return found
 
 
 def _root(package: str) -> Traversable:
@@ -62,7 +72,7 @@ def load_prompt(name: str, variant: str = "v1", *, family: str | None = None) ->
             path = root / folder / f"{name}.txt"
             if path.is_file():
                 return path.read_text(encoding="utf-8")
-    where = " or ".join(f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for p in packages)
+    where = " or ".join(f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for p in packages[:2])
     raise PromptError(f"no prompt template {name!r} in {where}")
 
 
