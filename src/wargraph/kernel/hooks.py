@@ -1,5 +1,6 @@
 """The signatures of a family's hooks: one Protocol per hook, and the check that a family's
-function can be called the way wargraph calls it (arity and keyword names), made when the
+function can be called the way wargraph calls it (its positional arguments, every other parameter
+defaulted; an eval command's keyword options are checked by name in `families`), made when the
 family is first used, so a hook with the wrong parameters is an error naming the family, the
 field and the reference before any game runs, not a TypeError in the middle of one."""
 
@@ -80,7 +81,7 @@ class ReplayPoints(Protocol):
     """`replay_points(record, phases) -> {phase index: label} | None`."""
 
     def __call__(
-        self, record: Record, phases: list[dict[str, Any]], /
+        self, record: Record, phases: list[tuple[int, str]], /
     ) -> dict[int, str] | None: ...
 
 
