@@ -238,7 +238,8 @@ class ScriptedLongTexts:
         self.inner, self.seed = inner, seed
 
     def decide(self, ask: Any, schema: Any, *, memory: str = "") -> Any:
-        from wargraph.seats.deciders import flat_json_schema, stable_seed
+        from wargraph.seats.schemas import flat_json_schema
+        from wargraph.seats.scripted import stable_seed
 
         decision = self.inner.decide(ask, schema, memory=memory)
         if ask["task"] not in self.TEXT_TASKS or decision.get("source") != "scripted":
@@ -262,7 +263,7 @@ def _lengthen(value: Any, schema: dict[str, Any], rng: random.Random) -> Any:
 @contextmanager
 def long_texts() -> Iterator[None]:
     import wargraph.seats.agents as agents
-    from wargraph.seats.deciders import ScriptedDecider
+    from wargraph.seats.scripted import ScriptedDecider
 
     original = agents.decider_for
 

@@ -30,7 +30,7 @@ PROSE = "We hold our position, keep every channel open and offer talks on the bo
 
 def answer_for(body: dict[str, Any]) -> str:
     """The reply to one request: the same request always gets the same answer."""
-    from wargraph.seats.deciders import scripted_value
+    from wargraph.seats.scripted import scripted_value
 
     fmt = body.get("response_format") or {}
     schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")

@@ -40,8 +40,8 @@ def real_asks(limit: int) -> list[tuple[dict[str, Any], Any, str]]:
     """(ask, schema, memory) of the one-text-field asks of a 2-round scripted crisis game."""
     from wargraph.kernel.context import GameContext
     from wargraph.runs.runner import play
-    from wargraph.seats.deciders import ScriptedDecider
     from wargraph.seats.plaintext import text_field
+    from wargraph.seats.scripted import ScriptedDecider
 
     found: list[tuple[dict[str, Any], Any, str]] = []
     decide = ScriptedDecider.decide
@@ -69,8 +69,8 @@ def old_way(llm, ask: dict[str, Any], schema, memory: str) -> dict[str, Any]:
     that does not parse kept as it came."""
     from benchmarks.local_model import timed_call
     from wargraph.kernel.views import unseen_notes
-    from wargraph.seats.deciders import flat_json_schema, grammar_schema
     from wargraph.seats.plaintext import text_field
+    from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
     flat = flat_json_schema(schema)
     field = text_field(schema)

@@ -342,7 +342,7 @@ def run(
     _call(free, _system("warm-up"), FREE_PROMPT)  # first call pays one-off setup costs
     free_text = throughput(free, calls)
     from wargraph.nodes.schemas import Plan
-    from wargraph.seats.deciders import flat_json_schema, grammar_schema
+    from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
     schema = grammar_schema(flat_json_schema(Plan))
     structured = throughput(
@@ -405,7 +405,7 @@ def run_endpoint(ref: Any, *, quick: bool, write: bool, show: bool) -> dict[str,
     schema-constrained JSON, as games call it (`chat_model`, `structured_kwargs`)."""
     from wargraph.models.chat import chat_model, structured_kwargs
     from wargraph.nodes.schemas import Plan
-    from wargraph.seats.deciders import flat_json_schema, grammar_schema
+    from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
     started, load_at_start = time.perf_counter(), load_average()
     calls = 2 if quick else 6

@@ -124,7 +124,7 @@ if TYPE_CHECKING:
     from wargraph.kernel.state import EVERYONE, Event
     from wargraph.kernel.table import Table
     from wargraph.prompts import load_prompt, render_prompt
-    from wargraph.seats.deciders import register_schema
+    from wargraph.seats.schemas import register_schema
     from wargraph.worlds import (
         ADJUDICATE,
         FALLBACK_PLAN,

@@ -11,7 +11,7 @@ from wargraph.models.chat import LlamaCppChat, embedded_model_path
 from wargraph.nodes.schemas import Adjudication, choice_schema
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import flat_json_schema, grammar_schema
+from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(600)]
 

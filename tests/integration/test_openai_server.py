@@ -17,7 +17,8 @@ from wargraph.kernel.context import GameContext
 from wargraph.models.chat import chat_model, embedded_model_path
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import flat_json_schema, grammar_schema, parse_answer
+from wargraph.seats.deciders import parse_answer
+from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
 pytestmark = [pytest.mark.model, pytest.mark.server, pytest.mark.timeout(600)]
 

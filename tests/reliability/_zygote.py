@@ -58,7 +58,7 @@ class Hooks:
     def install(self) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        from wargraph.seats.deciders import ScriptedDecider
+        from wargraph.seats.scripted import ScriptedDecider
 
         hooks = self
         decide = ScriptedDecider.decide

@@ -20,22 +20,16 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel
 
-import wargraph.seats.deciders as deciders
+import wargraph.seats.schemas as answer_schemas
 from tests.plugins import bargain
 from tests.reliability._support import FAMILIES, Family
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import (
-    HumanDecider,
-    LLMDecider,
-    ScriptedDecider,
-    flat_json_schema,
-    parse_answer,
-    schema_for,
-    scripted_value,
-)
+from wargraph.seats.deciders import HumanDecider, LLMDecider, parse_answer
+from wargraph.seats.schemas import flat_json_schema, schema_for
+from wargraph.seats.scripted import ScriptedDecider, scripted_value
 
 # Import every module that registers answer schemas (the families that have landed and the
 # control's post-hoc asks), so the parameters are the same whatever other test modules were
@@ -47,7 +41,7 @@ for _family in FAMILIES:
 POSTHOC = importlib.import_module("wargraph.runs.posthoc")
 # wargraph's own schemas: a test plug-in's (registered when another test module imports it)
 # are asked and checked by that plug-in's tests
-REGISTERED = sorted(set(deciders._SCHEMAS) - set(bargain.SCHEMAS))
+REGISTERED = sorted(set(answer_schemas._SCHEMAS) - set(bargain.SCHEMAS))
 # Games beyond each family's defaults that ask schemas those do not: a seated secretary; a
 # second Diplomacy year (the diary digest) with a person at one power (orders as free text).
 EXTRA_GAMES: list[tuple[str, list[str], list[str]]] = [

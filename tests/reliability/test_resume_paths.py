@@ -19,7 +19,7 @@ from tests.reliability._support import Family, family_params
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.runner import build_for
-from wargraph.seats.deciders import ScriptedDecider
+from wargraph.seats.scripted import ScriptedDecider
 from wargraph.store.saver import open_saver
 
 SEED = 4

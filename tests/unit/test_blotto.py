@@ -26,7 +26,8 @@ from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import flat_json_schema, parse_answer, schema_for
+from wargraph.seats.deciders import parse_answer
+from wargraph.seats.schemas import flat_json_schema, schema_for
 
 FRONTS = ["west", "centre", "east"]
 POINTS = {"west": 1.0, "centre": 1.0, "east": 2.0}

@@ -95,7 +95,8 @@ def test_blotto_fixed_and_best_response():
 
 def test_a_bot_answers_other_asks_like_the_scripted_decider():
     import wargraph.games.diplomacy.schemas  # noqa: F401  (registers the orders schema)
-    from wargraph.seats.deciders import ScriptedDecider, schema_for
+    from wargraph.seats.schemas import schema_for
+    from wargraph.seats.scripted import ScriptedDecider
 
     ask = {
         "id": "m",

@@ -17,16 +17,9 @@ from wargraph.nodes.schemas import (
     record_quotes,
 )
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import (
-    LLMDecider,
-    ScriptedDecider,
-    decider_for,
-    flat_json_schema,
-    grammar_schema,
-    parse_answer,
-    register_schema,
-    schema_for,
-)
+from wargraph.seats.deciders import LLMDecider, decider_for, parse_answer
+from wargraph.seats.schemas import flat_json_schema, grammar_schema, register_schema, schema_for
+from wargraph.seats.scripted import ScriptedDecider
 
 
 def ask(schema="plan", **kw):
@@ -194,7 +187,7 @@ def test_registering_a_class_that_is_not_a_pydantic_model_is_a_clear_error():
 
 def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
     import wargraph.games.diplomacy.schemas  # noqa: F401  (registers the Diplomacy schemas)
-    from wargraph.seats.deciders import flat_json_schema, schema_for
+    from wargraph.seats.schemas import flat_json_schema, schema_for
 
     def ask(recipients):
         return {"schema": "diplomacy_messages", "schema_args": {"recipients": recipients}}

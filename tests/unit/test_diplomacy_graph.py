@@ -29,7 +29,7 @@ from wargraph.kernel.table import Table
 from wargraph.runs.records import RecordError, write_record
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import flat_json_schema, grammar_schema
+from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
 CANARY = "CANARY-55e1-FRANCE-TO-ENGLAND-ONLY"
 

@@ -457,7 +457,7 @@ def test_a_persons_order_in_its_units_field_may_leave_the_unit_out(opening):
     assert "illegal order" in refused["A PAR"][1] and "A PAR - BUR" in refused["A PAR"][1]
     # a person's form says so beside each unit, with one of its own moves
     from wargraph.games.diplomacy.schemas import orders_text_schema
-    from wargraph.seats.deciders import flat_json_schema
+    from wargraph.seats.schemas import flat_json_schema
 
     legal = W.legal_orders(opening, "FRANCE")
     fields = flat_json_schema(orders_text_schema({"legal": legal}))["properties"]

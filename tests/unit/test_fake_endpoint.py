@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from benchmarks.fake_endpoint import PROSE, answer_for
 from wargraph.models.chat import parse_model_ref, structured_kwargs
-from wargraph.seats.deciders import flat_json_schema, grammar_schema
+from wargraph.seats.schemas import flat_json_schema, grammar_schema
 
 
 class Order(BaseModel):

@@ -15,8 +15,9 @@ from tests.unit.test_deciders import ask
 from wargraph.models.chat import ModelRef, parse_model_ref, plain_text_kwargs
 from wargraph.nodes.schemas import Adjudication, Plan, choice_schema
 from wargraph.runs.trace import read_trace
-from wargraph.seats.deciders import LLMDecider, flat_json_schema, parse_answer, user_prompt
+from wargraph.seats.deciders import LLMDecider, parse_answer, user_prompt
 from wargraph.seats.plaintext import text_field, unwrap_text
+from wargraph.seats.schemas import flat_json_schema
 
 ENDPOINT = "openai:fake@http://127.0.0.1:9"
 

@@ -187,7 +187,7 @@ def test_the_free_text_of_a_json_answer_is_corrected_and_its_choices_are_not(tmp
 
 
 def test_diplomacy_messages_and_diaries_are_corrected_in_every_text_field(tmp_path):
-    from wargraph.seats.deciders import schema_for
+    from wargraph.seats.schemas import schema_for
 
     powers, _ = scenario_names(load_scenario("diplomacy"))
     names = {"sides": powers, "entities": []}

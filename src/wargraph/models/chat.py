@@ -54,13 +54,15 @@ def parse_model_ref(ref: str | None) -> ModelRef:
     kind, sep, rest = ref.partition(":")
     if sep and kind == "gguf" and rest:
         return ModelRef("gguf", rest)
-    if sep and kind == "bot":  # a scripted bot of known strength (wargraph.seats.bots)
-        from wargraph.seats.bots import check_bot
+    if sep and kind == "bot":  # a scripted bot of known strength, declared by its family
+        from wargraph.kernel.families import bots
 
-        try:
-            return ModelRef("bot", check_bot(rest))
-        except ValueError as err:
-            raise ModelRefError(f"model {ref!r}: {err}") from None
+        known = bots()
+        if rest not in known:
+            raise ModelRefError(
+                f"model {ref!r}: unknown bot {rest!r} (bots: {', '.join(sorted(known))})"
+            )
+        return ModelRef("bot", rest)
     if sep and kind == "openai" and rest:
         name, at, url = rest.partition("@")
         if not name or (at and not url):

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, create_model
 
 from wargraph.kernel.choices import one_of
-from wargraph.seats.deciders import register_schema
+from wargraph.seats.schemas import register_schema
 
 
 class Plan(BaseModel):

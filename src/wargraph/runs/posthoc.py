@@ -10,15 +10,9 @@ import yaml
 from pydantic import BaseModel, Field
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.seats.deciders import (
-    Ask,
-    Decision,
-    Seat,
-    decider_for,
-    register_schema,
-    schema_for,
-    stable_seed,
-)
+from wargraph.seats.deciders import Ask, Decision, Seat, decider_for
+from wargraph.seats.schemas import register_schema, schema_for
+from wargraph.seats.scripted import stable_seed
 from wargraph.nodes.schemas import record_quotes
 from wargraph.prompts import render_prompt
 from wargraph.kernel.scenario import ScenarioError, validate_data

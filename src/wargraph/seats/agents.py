@@ -21,11 +21,10 @@ from wargraph.seats.deciders import (
     Decision,
     Seat,
     decider_for,
-    flat_json_schema,
     parse_answer,
-    schema_for,
     user_prompt,
 )
+from wargraph.seats.schemas import flat_json_schema, schema_for
 
 
 def upsert_memory(left: list[dict] | None, right: list[dict] | None) -> list[dict]:

@@ -64,7 +64,7 @@ class BotDecider:
         self.name, self.seed = name, seed
 
     def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
-        from wargraph.seats.deciders import ScriptedDecider, stable_seed
+        from wargraph.seats.scripted import ScriptedDecider, stable_seed
 
         rng = random.Random(stable_seed(self.seed, ask["id"], self.name))
         value = strategy(self.name)(ask, rng)

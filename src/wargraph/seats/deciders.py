@@ -8,13 +8,9 @@ unit) work.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import random
 import re
 import time
-from collections.abc import Callable
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NotRequired, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -45,6 +41,8 @@ from wargraph.seats.bots import BotDecider, is_bot
 from wargraph.seats.echoes import drop_restated
 from wargraph.seats.names import Correction, correct_names, correct_value, map_free_text
 from wargraph.seats.plaintext import text_field, trim_to_sentence, unwrap_text
+from wargraph.seats.schemas import fit_lengths, flat_json_schema, grammar_schema
+from wargraph.seats.scripted import ScriptedDecider, stable_seed
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -95,85 +93,7 @@ class Decision(TypedDict):
 
 # --- the schema registry --------------------------------------------------------------------
 
-SchemaFactory = Callable[[dict[str, Any]], type[BaseModel]]
 M = TypeVar("M", bound=BaseModel)
-_SCHEMAS: dict[str, SchemaFactory] = {}
-
-
-def register_schema(name: str, factory: SchemaFactory | type[BaseModel]) -> None:
-    if isinstance(factory, type):
-        if not issubclass(factory, BaseModel):
-            raise TypeError(f"schema {name!r}: {factory.__name__} is not a pydantic model")
-        model = factory
-        _SCHEMAS[name] = lambda _args: model
-    else:
-        _SCHEMAS[name] = factory
-    _model_for.cache_clear()  # a name registered again makes new models
-
-
-def schema_for(ask: Ask) -> type[BaseModel]:
-    """The answer model of an ask. Building a pydantic model and its JSON schema costs more than
-    a scripted game's whole step, so a model is made once per schema and arguments (the same
-    recipients, relations or legal orders recur across seats and rounds)."""
-    if ask["schema"] not in _SCHEMAS:
-        raise KeyError(f"no answer schema registered as {ask['schema']!r}")
-    args = ask.get("schema_args") or {}
-    return _model_for(ask["schema"], json.dumps(args, sort_keys=True, default=str))
-
-
-@lru_cache(maxsize=4096)
-def _model_for(name: str, args_json: str) -> type[BaseModel]:
-    return _SCHEMAS[name](json.loads(args_json))
-
-
-@lru_cache(maxsize=4096)
-def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """Inline `$defs` so llama.cpp's grammar converter sees one flat schema. Made once per model
-    and shared: read it, never change it (a payload that leaves this process gets a copy)."""
-    schema = model.model_json_schema()
-    defs = schema.pop("$defs", {})
-
-    def inline(node: Any, fields: bool = False) -> Any:
-        if isinstance(node, dict):
-            if "$ref" in node and not fields:
-                return inline(defs[node["$ref"].split("/")[-1]])
-            # drop the `title` annotations, never a field called "title" (`fields`: the keys of
-            # a `properties` mapping are field names, not schema keywords)
-            return {
-                k: inline(v, fields=k == "properties" and not fields)
-                for k, v in node.items()
-                if fields or k != "title"
-            }
-        if isinstance(node, list):
-            return [inline(v) for v in node]
-        return node
-
-    return inline(schema)
-
-
-_LENGTH_KEYS = ("maxLength", "minLength")
-
-
-def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema sent to the backend: llama.cpp unrolls string lengths into grammar rules and
-    refuses long ones, so lengths are left to `max_tokens` and enforced when parsing."""
-    if isinstance(schema, dict):
-        return {k: grammar_schema(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
-    if isinstance(schema, list):
-        return [grammar_schema(v) for v in schema]
-    return schema
-
-
-def fit_lengths(value: Any, schema: dict[str, Any]) -> Any:
-    """Documented fallback for over-long text: cut it to the field's maxLength."""
-    if isinstance(value, str) and "maxLength" in schema:
-        return value[: schema["maxLength"]]
-    if isinstance(value, dict) and "properties" in schema:
-        props = schema["properties"]
-        return {k: fit_lengths(v, props.get(k, {})) for k, v in value.items()}
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [fit_lengths(v, schema["items"]) for v in value]
-    return value
 
 
 # --- parsing model output ---------------------------------------------------------------------
@@ -300,78 +220,6 @@ def json_answer(
 
 
 # --- the three deciders -------------------------------------------------------------------------
-
-
-def stable_seed(*parts: Any) -> int:
-    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-class ScriptedDecider:
-    """Deterministic and seeded: the same seed and ask give the same schema-valid answer.
-
-    For tests and benchmarks only; it reads nothing and plays no strategy."""
-
-    def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
-
-    def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
-        rng = random.Random(stable_seed(self.seed, ask["id"]))
-        value = scripted_value(flat_json_schema(schema), rng, f"{ask['role']} {ask['task']}")
-        value.update(ask.get("scripted") or {})
-        try:
-            checked = schema.model_validate(value).model_dump()
-            return {"value": checked, "source": "scripted"}
-        except ValidationError as err:
-            # A schema with constraints the generator does not know: the documented fallback.
-            return {
-                "value": copy.deepcopy(ask["fallback"]),
-                "source": "fallback",
-                "note": str(err)[:300],
-            }
-
-
-_WORDS = [
-    "hold the line",
-    "open talks",
-    "move reserves forward",
-    "ask allies for support",
-    "issue a public statement",
-    "secure the border",
-    "offer a ceasefire",
-    "call an emergency meeting",
-]
-
-
-def scripted_value(schema: dict[str, Any], rng: random.Random, label: str) -> Any:
-    if "enum" in schema:
-        return rng.choice(schema["enum"])
-    if "const" in schema:
-        return schema["const"]
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            options = [s for s in schema[key] if s.get("type") != "null"] or schema[key]
-            return scripted_value(options[0], rng, label)
-    kind = schema.get("type", "string")
-    if kind == "object":
-        props = schema.get("properties", {})
-        return {k: scripted_value(v, rng, f"{label} {k}") for k, v in props.items()}
-    if kind == "array":
-        lo = schema.get("minItems", 1)
-        hi = max(lo, min(schema.get("maxItems", 2), 2))
-        return [
-            scripted_value(schema.get("items", {}), rng, label) for _ in range(rng.randint(lo, hi))
-        ]
-    if kind == "integer":
-        return rng.randint(schema.get("minimum", 0), schema.get("maximum", 5))
-    if kind == "number":
-        return round(rng.uniform(schema.get("minimum", 0.0), schema.get("maximum", 1.0)), 3)
-    if kind == "boolean":
-        return rng.random() < 0.5
-    text = f"{label} #{rng.randrange(10**6):06d}: {rng.choice(_WORDS)}"
-    lo, hi = schema.get("minLength", 0), schema.get("maxLength")
-    text = text.ljust(lo, ".")
-    return text[:hi] if hi else text
 
 
 class LLMDecider:

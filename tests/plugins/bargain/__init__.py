@@ -23,7 +23,7 @@ from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
 from wargraph.prompts import render_prompt
-from wargraph.seats.deciders import register_schema
+from wargraph.seats.schemas import register_schema
 from wargraph.worlds import Check, Opening, Orders, Question, Resolution, Secretary, World
 
 FAMILY = Family(

@@ -29,7 +29,7 @@ from wargraph.kernel.table import Table
 from wargraph.kernel.views import quote
 from wargraph.prompts import render_prompt
 from wargraph.seats.bots import is_bot
-from wargraph.seats.deciders import register_schema
+from wargraph.seats.schemas import register_schema
 from wargraph.worlds import (
     Cast,
     Check,

@@ -13,7 +13,7 @@ from wargraph.games.diplomacy.engine import GLOBAL
 from wargraph.games.diplomacy.scenario import DiplomacyConfig
 from wargraph.kernel.choices import one_of
 from wargraph.kernel.parts.press import STAY_SILENT
-from wargraph.seats.deciders import register_schema
+from wargraph.seats.schemas import register_schema
 
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
 ACTIONS = ("send", STAY_SILENT)

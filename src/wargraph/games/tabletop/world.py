@@ -22,7 +22,7 @@ from wargraph.kernel.state import Event, make_event
 from wargraph.kernel.table import Table
 from wargraph.kernel.views import render_events
 from wargraph.prompts import render_prompt
-from wargraph.seats.deciders import stable_seed
+from wargraph.seats.scripted import stable_seed
 from wargraph.worlds import Cast, Narration, Opening, Orders, Question, World
 
 SEVERITY_NAMES = {"low": 1, "medium": 2, "high": 3}

@@ -14,7 +14,7 @@ from wargraph.games.waragent.scenario import war
 from wargraph.games.waragent.secretary import normalise
 from wargraph.kernel.state import Event
 from wargraph.prompts import render_prompt
-from wargraph.seats.deciders import register_schema
+from wargraph.seats.schemas import register_schema
 from wargraph.worlds import Orders, Question
 
 if TYPE_CHECKING:
