@@ -11,5 +11,6 @@ FAMILY = Family(
     scenarios="wargraph.scenarios",
     description="Colonel Blotto: forces across fronts under a budget",
     view_panels="wargraph.view.panels:blotto_panels",
+    seat_world="wargraph.games.blotto.seat_world:panels",  # the seat page's board
     measures="wargraph.games.blotto.world:record_measures",
 )

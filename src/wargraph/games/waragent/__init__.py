@@ -11,6 +11,7 @@ FAMILY = Family(
     scenarios="wargraph.scenarios",
     description="WarAgent-style historical simulations",
     view_panels="wargraph.view.panels:waragent_panels",
+    seat_world="wargraph.games.waragent.seat_world:panels",  # the seat page's board
     measures="wargraph.games.waragent.eval:record_measures",
     report_figure="wargraph.games.waragent.eval:record_figure",
     eval_command="wargraph.games.waragent.eval:eval_waragent",  # accuracy against history
