@@ -126,23 +126,40 @@ def test_lists_of_plain_values_and_json_fields(form_page):
     assert read(page) == {"goals": ["keep the river open"], "terms": {"tolls": 0}}
 
 
-def test_orders_are_one_line_each_and_enter_goes_to_the_next(form_page, tmp_path):
-    """A person's orders: one line per unit with a hint from its own moves; Enter after an order
-    goes to the next unit's field (a text box took it as a new line, a form would have sent)."""
+def test_orders_are_a_select_per_unit_with_a_typed_fallback(form_page, tmp_path):
+    """A person's orders: one select per unit listing its legal orders in words, starting on
+    the preset (hold), the chosen order's notation under it; "Other" opens a one-line text
+    field for an order in notation, and Enter there goes to the next unit's field."""
     page, show = form_page
     legal = {
-        "F BRE": ["F BRE H", "F BRE - MAO", "F BRE - PIC"],
+        "F BRE": ["F BRE H", "F BRE - MAO", "F BRE - PIC", "F BRE S A PAR - PIC"],
         "A MAR": ["A MAR H", "A MAR - SPA"],
-        "A PAR": ["A PAR H", "A PAR - BUR"],
+        "A PAR": ["A PAR H", "A PAR - BUR", "A PAR S F BRE - PIC"],
     }
-    show(flat_json_schema(orders_text_schema({"legal": legal})))
+    preset = {k: v[0] for k, v in legal.items()}
+    show(flat_json_schema(orders_text_schema({"legal": legal, "preset": preset})))
     assert page.locator("textarea").count() == 0
-    assert page.locator('input[type="text"]').count() == 3
-    assert page.get_by_text('for example "- SPA" or "H" (the unit may be left out)').count() == 1
-    page.locator('input[name="F BRE"]').click()
-    for order in ("- mao", "spa"):
-        page.keyboard.type(order)
-        page.keyboard.press("Enter")
-    page.keyboard.type("H")
+    assert page.locator("select.choice").count() == 3
+    assert page.locator('input[type="text"]:visible').count() == 0
+    assert page.get_by_text("(optional)").count() == 0
+    assert page.locator("label[for='field-F BRE']").inner_text() == "F BRE · fleet in Brest (BRE)"
+    groups = page.locator("select[name='A PAR'] optgroup").evaluate_all(
+        "gs => gs.map(g => g.label)"
+    )
+    assert groups == ["Hold", "Move", "Support"]
+    assert read(page) == preset  # every unit has an order before the person touches anything
+
+    page.select_option("select[name='A PAR']", label="Move to Burgundy (BUR)")
+    assert page.locator("select[name='A PAR'] ~ .notation").inner_text() == "A PAR - BUR"
+    page.select_option("select[name='F BRE']", label="Other: type an order…")
+    typed = page.locator("input[name='F BRE.typed']")
+    assert typed.is_visible()
+    assert page.get_by_text('for example "- MAO" or "H" (the unit may be left out)').count() == 1
+    typed.click()
+    page.keyboard.type("- mao")
+    page.keyboard.press("Enter")  # to the next unit's select, not a submit
+    assert page.evaluate("document.activeElement.name") == "A MAR"
     _shot(page, tmp_path, "diplomacy-orders-form")
-    assert read(page) == {"F BRE": "- mao", "A MAR": "spa", "A PAR": "H"}
+    assert read(page) == {"F BRE": "- mao", "A MAR": "A MAR H", "A PAR": "A PAR - BUR"}
+    typed.fill("")
+    assert read(page) == {"A MAR": "A MAR H", "A PAR": "A PAR - BUR"}  # an empty line: no order

@@ -73,6 +73,13 @@ def test_serve_in_the_foreground_and_restart_in_the_same_state_folder(tmp_path):
     first = _serve(state, port, tmp_path / "first.log")
     try:
         url, token = _link(tmp_path / "first.log")
+        # the link is the last line, plain; langgraph's banner (its Studio link, which this
+        # server refuses) and log went to the state folder's server.log, not the terminal
+        printed = (tmp_path / "first.log").read_text(errors="replace")
+        assert printed.rstrip("\n").split("\n")[-1] == f"{url}/facilitator#token={token}"
+        assert "smith.langchain.com" not in printed and "Welcome to" not in printed
+        assert "\x1b[" not in printed.rstrip("\n").split("\n")[-1]
+        assert "smith.langchain.com" in (state / "server.log").read_text(errors="replace")
         with httpx.Client(base_url=url, timeout=30) as client:
             r = client.get("/facilitator")
             assert r.status_code == 200 and "facilitator" in r.text

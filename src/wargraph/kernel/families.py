@@ -119,6 +119,11 @@ class Family:
     report_figure: str | None = None
     """`"module:function"` drawing one finished game for an experiment's report:
     `function(record_path, figure_path, title)` writes a PNG at `figure_path`."""
+    seat_world: str | None = None
+    """`"module:function"`: `function(scenario, values, seat) -> [panel, ...]`, what a person's
+    seat page shows of the world (a map, tables): only what that seat may know (the public board,
+    its own beliefs); panels as `src/wargraph/server/seat_world.py` documents them. Without it the
+    page shows the seat's events alone."""
     # --- `wargraph replay` (src/wargraph/runs/replay.py); without them the round-based rules apply ---
     critical_state: str | None = None
     """`"module:function"`: `critical_state(phase) -> predicate(snapshot) -> bool`, the moment
@@ -168,6 +173,7 @@ REFERENCES: dict[str, str] = {
     "view_panels": FUNCTION,
     "measures": FUNCTION,
     "report_figure": FUNCTION,
+    "seat_world": FUNCTION,
     **dict.fromkeys(REPLAY_HOOKS, FUNCTION),
     "eval_command": FUNCTION,
 }

@@ -29,6 +29,13 @@ class ViewPanels(Protocol):
     ) -> dict[int, list[dict[str, Any]]]: ...
 
 
+class SeatWorld(Protocol):
+    """`seat_world(scenario, values, seat) -> [panel, ...]`: what a person's seat page shows of
+    the world, only what that seat may know."""
+
+    def __call__(self, scenario: Any, values: Values, seat: str, /) -> list[dict[str, Any]]: ...
+
+
 class Measures(Protocol):
     """`measures(record, path) -> nested dict of numbers and booleans` (`scores` ranks games)."""
 
@@ -100,6 +107,7 @@ class Strategy(Protocol):
 HOOKS: dict[str, type] = {
     "graph": Build,
     "view_panels": ViewPanels,
+    "seat_world": SeatWorld,
     "measures": Measures,
     "report_figure": ReportFigure,
     "critical_state": CriticalState,

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+TRACE_DIR_ENV = "WARGRAPH_TRACE_DIR"
+"""A folder where a game that names no trace file keeps one per thread (`wargraph serve` sets it
+to its state folder's `traces/`: a request may not name a file of the server)."""
 
 _lock = threading.Lock()
 _failed: dict[str, str] = {}  # trace path -> why a write failed (the record says so)
@@ -28,6 +33,16 @@ def record_call(path: str | None, entry: dict[str, Any]) -> None:
             fh.write(line + "\n")
     except (OSError, ValueError) as exc:
         _failed.setdefault(str(target), getattr(exc, "strerror", None) or str(exc))
+
+
+def served_path(thread_id: str | None) -> str | None:
+    """The trace of game `thread_id` in the `WARGRAPH_TRACE_DIR` folder (None when unset or
+    outside a game): `<folder>/<thread id>.jsonl`, the id reduced to safe file-name characters."""
+    folder = os.environ.get(TRACE_DIR_ENV, "").strip()
+    if not folder or not thread_id:
+        return None
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", thread_id)[:120].lstrip(".") or "_"
+    return str(Path(folder) / f"{name}.jsonl")
 
 
 def failure(path: str | Path | None) -> str | None:

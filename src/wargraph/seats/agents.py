@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.views import render_memory
-from wargraph.runs.trace import record_call
+from wargraph.models.faults import current_thread_id
+from wargraph.runs.trace import record_call, served_path
 from wargraph.seats.deciders import (
     INTERRUPT_VERSION,
     Ask,
@@ -100,7 +101,8 @@ def decide(state: AgentState) -> dict[str, Any]:
     Calls are traced into this run's trace: a question asked before the game was resumed into
     another folder, or copied to another thread (`wargraph.store.copying`), names the trace of then."""
     answers: dict[str, Decision] = {}
-    trace_path = context_of(get_runtime(GameContext)).trace_path
+    # a served game names no file (requests may not): the server's folder keeps one per thread
+    trace_path = context_of(get_runtime(GameContext)).trace_path or served_path(current_thread_id())
     for ask in state.get("asks", []):
         memory = seat_notes(state.get("memory", []), ask)
         seat: Seat = {**ask.get("seat", {}), "trace_path": trace_path}
@@ -132,12 +134,15 @@ def decide(state: AgentState) -> dict[str, Any]:
 
 
 def review(state: AgentState) -> dict[str, Any]:
-    """With `review: true`, a person accepts or edits a reviewable draft before it is recorded."""
+    """With `review: true`, a person accepts or edits a reviewable draft before it is recorded.
+    A draft a person wrote (the seat played by a person) is theirs already: not reviewed."""
     answers = dict(state.get("answers", {}))
     for ask in state.get("asks", []):
         if not (ask.get("reviewable") and ask.get("seat", {}).get("review")):
             continue
         draft = answers[ask["id"]]
+        if draft.get("source") == "human":
+            continue
         error = ""
         verdict: ReviewAnswer | None = None
         while verdict is None:
@@ -146,6 +151,8 @@ def review(state: AgentState) -> dict[str, Any]:
                     "version": INTERRUPT_VERSION,
                     "seat": ask["role"],
                     "ask_id": ask["id"] + ".review",
+                    "round": ask["round"],
+                    "phase": ask["phase"],
                     "task": "review",
                     "question": "Accept this draft, or send an edited text.",
                     "draft": draft["value"],

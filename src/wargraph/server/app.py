@@ -14,8 +14,9 @@ from starlette.routing import Route
 from wargraph.server.custom_app import custom_app
 from wargraph.server.facilitator_api import create_game, game_detail, game_record, list_games
 from wargraph.server.facilitator_api import scenarios as list_scenarios
-from wargraph.server.pages import facilitator_page, home, play_page, web_file
+from wargraph.server.pages import facilitator_page, favicon, home, play_page, web_file
 from wargraph.server.seat_api import seat_answer, seat_view
+from wargraph.server.seat_world import seat_world
 from wargraph.server.view_api import view_data, view_page
 
 app = custom_app(
@@ -24,8 +25,10 @@ app = custom_app(
         Route("/facilitator", facilitator_page, methods=["GET"]),
         Route("/wargraph", home, methods=["GET"]),
         Route("/web/{name}", web_file, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/wargraph/seat", seat_view, methods=["GET"]),
         Route("/wargraph/seat/answer", seat_answer, methods=["POST"]),
+        Route("/wargraph/seat/world", seat_world, methods=["GET"]),
         Route("/wargraph/scenarios", list_scenarios, methods=["GET"]),
         Route("/wargraph/games", list_games, methods=["GET"]),
         Route("/wargraph/games", create_game, methods=["POST"]),

@@ -1,10 +1,11 @@
 """The facilitator's API: the scenarios on offer, starting games with seat links, and every game's
 seats and transcript. Every route needs the facilitator's token.
 
-  GET  /wargraph/scenarios                 shipped and registered scenarios and their seats
+  GET  /wargraph/scenarios                 shipped and registered scenarios, their seats and
+                                           their family's options (`Family.play_options`)
   GET  /wargraph/games                     games on this server
   POST /wargraph/games                     start a game (a scenario's name, mapping or YAML
-                                           text), get the seat links
+                                           text; `options`: the family's), get the seat links
   GET  /wargraph/games/{thread_id}         seats, who is to answer, the transcript
   GET  /wargraph/games/{thread_id}/record  record.json of the game
 """
@@ -85,9 +86,41 @@ def _offered() -> list[dict[str, Any]]:
                     for r, role in sc.roles.items()
                 ],
                 "control": sc.control.name,
+                "options": family_options(sc),
             }
         )
     return out
+
+
+def _current(sc: Scenario, dotted: str) -> Any:
+    """The scenario's value at a dotted key (`diplomacy.max_year`), None when it has none."""
+    node: Any = sc
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else getattr(node, part, None)
+        if node is None:
+            return None
+    return node if isinstance(node, str | int | float | bool) else None
+
+
+def family_options(sc: Scenario) -> list[dict[str, Any]]:
+    """The options of the scenario's family (`Family.play_options`, those `wargraph play` takes)
+    with the scenario's own values: what the setup page offers to change."""
+    from wargraph.kernel.families import FamilyError, get
+
+    try:
+        declared = get(sc.family).play_options
+    except FamilyError:
+        return []
+    return [
+        {
+            "key": o.key,
+            "label": o.help or o.flag.removeprefix("--").replace("-", " "),
+            "flag": o.flag,
+            "metavar": o.metavar,
+            "value": _current(sc, o.key),
+        }
+        for o in declared
+    ]
 
 
 @route
@@ -134,6 +167,36 @@ def _selection(body: dict[str, Any]) -> tuple[str | dict[str, Any], dict[str, An
     if body.get("review"):
         overrides["control.review"] = True
     return scenario, overrides
+
+
+def _options(body: dict[str, Any], sc: Scenario) -> dict[str, Any]:
+    """The family options a game request sets (`options: {key: value}`, keys as
+    `GET /wargraph/scenarios` lists them), as scenario overrides; empty values keep the
+    scenario's own."""
+    given = body.get("options")
+    if given in (None, {}):
+        return {}
+    known = {o["key"]: o for o in family_options(sc)}
+    if not isinstance(given, dict):
+        raise ApiError(
+            400, "options: a mapping of option key to value, e.g. {'diplomacy.max_year': 1902}"
+        )
+    unknown = sorted(str(k) for k in given if k not in known)
+    if unknown:
+        mine = ", ".join(known) or "none"
+        raise ApiError(400, f"options: {sc.family} games take no {unknown} (theirs: {mine})")
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        if value in (None, ""):
+            continue
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, str | int | float)
+            or len(str(value)) > 200
+        ):
+            raise ApiError(400, f"options: {key} ({known[key]['label']}): a number or a short text")
+        out[key] = value
+    return out
 
 
 def _context(body: dict[str, Any], sc: Scenario, humans: list[str]) -> dict[str, Any]:
@@ -190,6 +253,10 @@ def _prepare_game(body: dict[str, Any]) -> dict[str, Any]:
     scenario, overrides = _selection(body)
     try:
         sc = open_scenario(scenario, overrides)
+        chosen = _options(body, sc)
+        if chosen:
+            overrides = {**overrides, **chosen}
+            sc = open_scenario(scenario, overrides)
     except ScenarioError as err:
         raise ApiError(400, str(err)) from None
     errors = available()

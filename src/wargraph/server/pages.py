@@ -2,7 +2,7 @@
 content policy. The token travels in the link's #fragment (never sent to the server in a URL)
 and then as a Bearer header of the pages' API calls.
 
-  GET /play  GET /facilitator  GET /web/{name}  GET /wargraph (to /facilitator)
+  GET /play  GET /facilitator  GET /web/{name}  GET /wargraph (to /facilitator)  GET /favicon.ico
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ _STATIC_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
 }
 SECURITY_HEADERS = {
     # Scripts and styles only from these files; no inline code, no framing, no referrer.
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        # blob: the seat page shows a map (SVG, fetched with the token) as an image of a blob
+        "img-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
@@ -70,6 +72,12 @@ async def web_file(request: Request) -> Response:
     if "/" in name or name.endswith(".html"):
         return Response(NOT_FOUND, status_code=404, media_type="text/plain")
     return _page(name)
+
+
+async def favicon(request: Request) -> Response:
+    """The icon browsers ask every page for: without it each page logs a 401 (the LangGraph API's
+    auth answers paths no route of ours takes)."""
+    return _page("favicon.svg")
 
 
 async def home(request: Request) -> Response:

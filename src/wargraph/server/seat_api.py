@@ -1,6 +1,7 @@
 """The player's API: one seat's own view of its game and answers to that seat's open questions.
 
 GET  /wargraph/seat          the seat's view and open questions   (its seat token or facilitator)
+GET  /wargraph/seat/world    the seat's world: map, board, fronts  (`wargraph.server.seat_world`)
 POST /wargraph/seat/answer   answer one open question of the seat (its seat token or facilitator)
 """
 
@@ -25,6 +26,7 @@ from wargraph.server.games import (
     status_of,
     wait_idle,
 )
+from wargraph.server.seat_world import world_of
 from wargraph.server.seats import FACILITATOR, Holder
 
 BUSY_WAIT_S = 20.0  # how long an answer waits for the game's current run to finish
@@ -77,6 +79,7 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
     status = status_of(game)
     if status == "waiting":
         status = "your_turn" if mine else "waiting"
+    world = await asyncio.to_thread(world_of, thread_id, seat, sc, values)
     return {
         "thread_id": thread_id,
         "seat": seat,
@@ -90,6 +93,8 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
         "waiting_for_others": bool(others) or status == "running",
         "events": [public_event(e) for e in events],
         "questions": mine,
+        # the key of the seat's world panels (GET /wargraph/seat/world), None without any
+        "world": world[0] if world is not None else None,
     }
 
 

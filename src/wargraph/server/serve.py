@@ -33,6 +33,7 @@ from rich.markup import escape
 import wargraph.server.stored as stored
 from wargraph.kernel.scenario import ScenarioError
 from wargraph.models.chat import ModelRefError
+from wargraph.runs.trace import TRACE_DIR_ENV
 from wargraph.server import FAMILIES
 from wargraph.server.catalog import REGISTERED_ENV, check_registration
 from wargraph.server.endpoints import ALLOWED_ENV, parse_allowed
@@ -40,6 +41,7 @@ from wargraph.server.launch import READ_TIMEOUT_ENV
 from wargraph.server.seats import SECRET_ENV, facilitator_token, new_secret
 
 DEFAULT_STATE_DIR = ".wargraph-server"
+SERVER_LOG = "server.log"  # the LangGraph server's own output under `serve` (in its state folder)
 START_TIMEOUT_S = 60.0
 
 DEFAULT_CONFIG: dict[str, Any] = {
@@ -333,6 +335,8 @@ def start(
         "PYTHONUNBUFFERED": "1",  # the log file shows each request as it happens
         REGISTERED_ENV: os.pathsep.join(str(p) for p in registered.values()),
         stored.DB_ENV: store or "",
+        # each game keeps its model calls (prompts, tokens, latency) for its view
+        TRACE_DIR_ENV: str(folder / "traces"),
     }
     if read_timeout is not None:
         env[READ_TIMEOUT_ENV] = str(read_timeout)
@@ -428,7 +432,9 @@ def serve(
     allow_models: list[str] | None = None,
     db: str | Path | None = None,
 ) -> int:
-    """Run the server in the foreground until Ctrl-C; print the facilitator's link."""
+    """Run the server in the foreground until Ctrl-C; print the facilitator's link as the last
+    line. The LangGraph server's own output (its banner, which advertises a Studio link this
+    server refuses, and its log) goes to `server.log` in the state folder."""
     from rich.console import Console
 
     console = Console(stderr=True)
@@ -439,21 +445,30 @@ def serve(
         )
 
     def announce(server: Server) -> None:
-        console.print(
-            f"Facilitator page (keep this link to yourself):\n  {server.facilitator_link}",
-            highlight=False,
-            soft_wrap=True,
-        )
         for name, path in check_registration(list(scenarios or [])).items():
             console.print(f"Scenario {name}: {path}", highlight=False)
         if db is not None:
             from wargraph.store.errors import describe
 
             console.print(f"Games kept in {describe(db)} (wargraph games --db)", highlight=False)
+        console.print(
+            f"API: Authorization: Bearer {server.facilitator_token}\n"
+            f"State: {server.state_dir}   Log: {server.log_path}   Stop: Ctrl-C\n"
+            "Facilitator page (keep this link to yourself):",
+            highlight=False,
+            soft_wrap=True,
+        )
+        # the link alone on the last line, no colour or indent: a terminal makes it clickable
+        # and a script reads it with `tail -1`
+        console.out(server.facilitator_link, highlight=False)
 
+    # start() makes the folder (after its checks) before it opens the log there
+    folder = Path(state_dir or DEFAULT_STATE_DIR).resolve()
     return foreground(
         console,
         announce,
+        own_banner=False,
+        log_path=folder / SERVER_LOG,
         host=host,
         port=port,
         config=config,
@@ -464,8 +479,9 @@ def serve(
     )
 
 
-def foreground(console: Any, announce: Any, **start_kwargs: Any) -> int:
-    """Start a server, print its links (`announce(server)`) and wait until Ctrl-C or its end."""
+def foreground(console: Any, announce: Any, own_banner: bool = True, **start_kwargs: Any) -> int:
+    """Start a server, print its links (`announce(server)`) and wait until Ctrl-C or its end.
+    `own_banner=False`: `announce` prints the token and state lines itself."""
     try:
         server, skipped = start(**start_kwargs)
     except ServeError as err:
@@ -475,16 +491,27 @@ def foreground(console: Any, announce: Any, **start_kwargs: Any) -> int:
         console.print(f"[yellow]graph {gid} left out:[/] {escape(why)}", highlight=False)
     previous = _stop_on_signals()
     try:
+        console.print("Starting the LangGraph server (a few seconds)...", highlight=False)
         took = wait_ready(server)
         console.print(f"LangGraph server ready at {server.url} in {took:.1f} s", highlight=False)
         announce(server)
-        console.print(
-            f"API: Authorization: Bearer {server.facilitator_token}\n"
-            f"State: {server.state_dir}   Stop: Ctrl-C",
-            highlight=False,
-            soft_wrap=True,
-        )
-        return server.process.wait()
+        if own_banner:
+            console.print(
+                f"API: Authorization: Bearer {server.facilitator_token}\n"
+                f"State: {server.state_dir}   Stop: Ctrl-C",
+                highlight=False,
+                soft_wrap=True,
+            )
+        code = server.process.wait()
+        if code and server.log_path is not None:  # it ended by itself: say why, from its log
+            tail = "\n".join(server.log_tail(4000).splitlines()[-15:])
+            console.print(
+                f"[bold red]error:[/] the server stopped (exit code {code}); the end of "
+                f"{server.log_path}:\n{escape(tail)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        return code
     except ServeError as err:
         console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, soft_wrap=True)
         return 2

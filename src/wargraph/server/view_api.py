@@ -27,21 +27,27 @@ async def view_page(request: Request) -> Response:
     return Response(page("game", "", encoding="served"), media_type="text/html", headers=headers)
 
 
-def _trace_of(context: dict[str, Any]) -> list[dict[str, Any]]:
-    from wargraph.runs.trace import read_trace
+def _trace_path(context: dict[str, Any], thread_id: str) -> str | None:
+    """The game's trace: its run's own file, else the one the server keeps per game."""
+    from wargraph.runs.trace import served_path
 
     path = context.get("trace_path")
-    return read_trace(path) if isinstance(path, str) and Path(path).is_file() else []
+    if not (isinstance(path, str) and path):
+        path = served_path(thread_id)
+    return path if isinstance(path, str) and Path(path).is_file() else None
 
 
 def _packed(values: dict[str, Any], thread_id: str, context: dict[str, Any]) -> str:
     from wargraph.runs.records import build_record
+    from wargraph.runs.trace import read_trace
     from wargraph.view import build_view
     from wargraph.view.pack import pack
 
-    record = build_record(values, thread_id=thread_id)
+    path = _trace_path(context, thread_id)
+    record = build_record(values, thread_id=thread_id, trace_path=path)  # its usage, from it
+    trace = read_trace(path) if path else []
     # no replay command: the server's games are in its own state folder, not a --db store
-    return pack(build_view(record, _trace_of(context), replay=False))
+    return pack(build_view(record, trace, replay=False))
 
 
 @route

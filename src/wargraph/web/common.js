@@ -150,7 +150,8 @@ const WG = (() => {
         if (ev.key !== "Enter" || ev.isComposing) return;
         ev.preventDefault();
         const form = ev.target.form;
-        const fields = form ? [...form.elements].filter((f) => !f.disabled) : [];
+        // the fields a person sees (a unit's "type an order" box is hidden until chosen)
+        const fields = form ? [...form.elements].filter((f) => !f.disabled && f.offsetParent !== null) : [];
         const next = fields[fields.indexOf(ev.target) + 1];
         if (next) next.focus();
       },
@@ -196,6 +197,54 @@ const WG = (() => {
   }
 
   const SCALARS = new Set(["enum", "boolean", "integer", "number", "string"]);
+  const TYPED = "\u0000typed"; // the select's "type an order" entry (no real choice is this)
+
+  // A text field that lists its likely answers (`x-choices`: value, label, group; e.g. a
+  // Diplomacy unit's legal orders): a select grouped by kind, the default or first choice
+  // preselected, and a last entry that opens a one-line text input for anything else. Under
+  // the select, the choice as the game writes it (A PAR - BUR), so a person learns the notation.
+  function choiceInput(id, name, spec, initial) {
+    const choices = spec["x-choices"];
+    const select = el("select", { id, name, class: "choice" });
+    let group = null;
+    let groupName = null;
+    for (const c of choices) {
+      if (c.group !== groupName) {
+        groupName = c.group;
+        group = groupName ? el("optgroup", { label: groupName }) : select;
+        if (group !== select) select.append(group);
+      }
+      group.append(el("option", { value: c.value, text: c.label, title: c.value }));
+    }
+    select.append(el("option", { value: TYPED, text: "Other: type an order…" }));
+    const typed = oneLine(id + "-typed", name + ".typed", spec.maxLength);
+    typed.setAttribute("aria-label", fieldLabel(name) + ": your own order");
+    if (spec.description) typed.placeholder = spec.description;
+    const typedBox = el("div", { class: "typed", hidden: true }, typed,
+      spec.description ? el("div", { class: "hint", text: spec.description }) : null);
+    const notation = el("div", { class: "notation hint", "aria-live": "polite" });
+    const known = new Set(choices.map((c) => c.value));
+    if (!initial && known.has(spec["x-preset"])) initial = spec["x-preset"];
+    if (initial && known.has(initial)) select.value = initial;
+    else if (initial) {
+      select.value = TYPED;
+      typed.value = initial;
+    }
+    function sync() {
+      const own = select.value === TYPED;
+      typedBox.hidden = !own;
+      notation.textContent = own ? "" : select.value;
+      if (own && document.activeElement === select) typed.focus();
+    }
+    select.addEventListener("change", sync);
+    sync();
+    const box = el("div", { class: "choice-box" }, select, notation, typedBox);
+    const read = () => {
+      if (select.value !== TYPED) return select.value;
+      return typed.value.trim() === "" ? undefined : typed.value;
+    };
+    return { input: box, read };
+  }
 
   function unwrap(spec) {
     const options = spec.anyOf || spec.oneOf;
@@ -291,11 +340,17 @@ const WG = (() => {
     const required = new Set((schema && schema.required) || []);
     const readers = [];
     const fields = [];
+    let anyChoices = false;
     for (const [name, spec] of Object.entries(props)) {
       const id = "field-" + name;
       let type = plainType(spec);
       const initial = prefill && name in prefill ? prefill[name] : spec.default;
-      let made = scalarInput(id, name, spec, initial, type, 6);
+      const choices = Array.isArray(spec["x-choices"]) && spec["x-choices"].length > 0;
+      let made = choices ? choiceInput(id, name, spec, initial) : scalarInput(id, name, spec, initial, type, 6);
+      if (choices) {
+        type = "choice";
+        anyChoices = true;
+      }
       const item = made ? null : rowItem(spec);
       if (item) {
         made = listInput(id, name, spec, initial, item);
@@ -317,8 +372,13 @@ const WG = (() => {
         };
       }
       readers.push([name, made.read]);
-      const hint = spec.description ? el("div", { class: "hint", text: spec.description }) : null;
-      const label = fieldLabel(name) + (required.has(name) ? "" : " (optional)");
+      // a choice field shows its description beside its own text entry
+      const hint = spec.description && !choices ? el("div", { class: "hint", text: spec.description }) : null;
+      // "(optional)" only where leaving the field empty is a real choice: a preselected
+      // default (send, Neutral, a unit's hold) is an answer already
+      const given = choices || (spec.default !== undefined && spec.default !== "" && !Array.isArray(spec.default));
+      const label = (typeof spec["x-label"] === "string" ? spec["x-label"] : fieldLabel(name)) +
+        (required.has(name) || given ? "" : " (optional)");
       fields.push(
         el(
           "div",
@@ -338,7 +398,7 @@ const WG = (() => {
       }
       return answer;
     }
-    return { fields, read };
+    return { fields, read, choices: anyChoices };
   }
 
   return { readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel, reflow };

@@ -33,8 +33,19 @@
     const box = $("seats");
     box.replaceChildren();
     if (!sc) return;
-    $("scenario-info").textContent = sc.title + " · " + sc.family + " · " + sc.rounds + " rounds" + (sc.served ? "" : " · not served here");
+    const options = sc.options || [];
+    // A family with options of its own (Diplomacy: the last year) counts its game in them, not
+    // in rounds (its 200 "rounds" are only a cap): offer those instead of the rounds field.
+    const extent = options.length
+      ? options.filter((o) => o.value !== null).map((o) => o.label + " " + o.value).join(" · ")
+      : sc.rounds + " rounds";
+    $("scenario-info").textContent = sc.title + " · " + sc.family + (extent ? " · " + extent : "") + (sc.served ? "" : " · not served here");
     $("rounds").placeholder = String(sc.rounds);
+    $("rounds").value = "";
+    $("rounds-field").hidden = options.length > 0;
+    renderOptions(options);
+    $("family-options-field").hidden = options.length === 0;
+    $("family-options-legend").textContent = "Options of a " + sc.family + " game";
     for (const s of sc.seats) {
       const id = "seat-" + s.seat;
       const label = s.seat === sc.control ? s.seat + " (umpire)" : s.seat;
@@ -44,6 +55,35 @@
           " " + label)
       );
     }
+  }
+
+  // The family's options (from Family.play_options), each prefilled with the scenario's value.
+  function renderOptions(options) {
+    const box = $("family-options");
+    box.replaceChildren();
+    options.forEach((o, i) => {
+      const id = "option-" + i;
+      const numeric = typeof o.value === "number";
+      const input = el("input", {
+        id, "data-key": o.key, type: numeric ? "number" : "text", step: numeric ? 1 : null,
+        placeholder: o.metavar, spellcheck: "false",
+      });
+      if (o.value !== null && o.value !== undefined) input.value = String(o.value);
+      input.dataset.initial = input.value;
+      box.append(el("div", { class: "field narrow option" },
+        el("label", { for: id, text: o.label.replace(/^./, (c) => c.toUpperCase()) }), input,
+        el("div", { class: "hint", text: o.flag })));
+    });
+  }
+
+  function chosenOptions() {
+    const out = {};
+    for (const input of $("family-options").querySelectorAll("input[data-key]")) {
+      const value = input.value.trim();
+      if (value === "" || value === input.dataset.initial) continue; // the scenario's own
+      out[input.dataset.key] = input.type === "number" && !Number.isNaN(Number(value)) ? Number(value) : value;
+    }
+    return out;
   }
 
   async function loadScenarios() {
@@ -70,7 +110,9 @@
       seed: Number($("seed").value || 0),
       review: $("review").checked,
     };
-    if ($("rounds").value) body.rounds = Number($("rounds").value);
+    if ($("rounds").value && !$("rounds-field").hidden) body.rounds = Number($("rounds").value);
+    const options = chosenOptions();
+    if (Object.keys(options).length) body.options = options;
     $("start").disabled = true;
     try {
       const game = await api(token, "/wargraph/games", { method: "POST", body });

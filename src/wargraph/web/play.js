@@ -58,14 +58,17 @@
     const button = el("button", { type: "submit", id: "submit", text: "Submit answer" });
     const formNode = el(
       "form",
-      { id: "answer-form", onsubmit: (ev) => submit(ev, q, button) },
+      { id: "answer-form", "data-ask": q.ask_id, onsubmit: (ev) => submit(ev, q, button) },
+      form.choices ? el("p", { class: "hint", text: "Each field starts on what happens if you give no order (a unit holds, a build is waived). Choose another, or “Other” to type one." }) : null,
       form.fields,
       el("div", { class: "form-error", id: "form-error", role: "alert" }),
       button
     );
+    const { lead, sections } = questionParts(q.question);
     const parts = [
-      el("div", { class: "task", text: "Round " + q.round + " · " + q.task }),
-      el("p", { class: "question-text", text: WG.reflow(q.question) }),
+      el("div", { class: "task", text: (q.round !== undefined && q.round !== null ? "Round " + q.round + " · " : "") + q.task }),
+      ...lead.map((text) => el("p", { class: "question-text", text: WG.reflow(text) })),
+      ...sections.map((sec) => el("details", { class: "reference" }, el("summary", { text: sec.title }), el("pre", { text: sec.body }))),
       draft,
       error,
       instructions,
@@ -73,6 +76,90 @@
       formNode,
     ];
     box.replaceChildren(...parts.filter((p) => p));
+  }
+
+  // A question may carry reference blocks written for a model ("# Your units" with each unit's
+  // legal orders in notation): headed blocks fold away under their heading, the rest is the
+  // question itself. A question without headings is shown whole.
+  function questionParts(text) {
+    const lead = [];
+    const sections = [];
+    for (const chunk of String(text || "").split(/\n\s*\n/)) {
+      const m = chunk.match(/^# (.+)\n([\s\S]*)$/);
+      if (m) sections.push({ title: m[1].trim(), body: m[2] });
+      else if (chunk.trim()) lead.push(chunk);
+    }
+    return { lead, sections };
+  }
+
+  // --- the seat's world: the family's panels (a map, tables), fetched when they change -------
+
+  let worldKey = null;
+  let worldBusy = false;
+  const blobs = [];
+
+  const SAFE_COLOR = /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20})$/;
+
+  function svgPanel(p) {
+    const url = URL.createObjectURL(new Blob([p.svg], { type: "image/svg+xml" }));
+    blobs.push(url);
+    const img = el("img", { src: url, alt: p.title, class: "map" });
+    const open = el("a", { href: url, target: "_blank", rel: "noopener", class: "hint", text: "Open the map full size" });
+    if (p.folded) return el("details", { class: "panel" }, el("summary", { text: p.title }), img, open);
+    return el("figure", { class: "panel" }, el("figcaption", { text: p.title }), img, open);
+  }
+
+  function tablePanel(p) {
+    const head = el("tr", {}, ...(p.columns || []).map((c) => el("th", { text: c })));
+    const rows = (p.rows || []).map((row) => {
+      const first = String(row[0] ?? "");
+      const mine = p.highlight && first.split(" ")[0] === p.highlight;
+      const cells = row.map((cell, i) => {
+        const td = el("td", { text: String(cell ?? "") });
+        const color = i === 0 && p.colors ? p.colors[first.split(" ")[0]] : null;
+        if (color && SAFE_COLOR.test(color)) {
+          const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
+          swatch.style.background = color; // CSSOM, not an inline style attribute
+          td.prepend(swatch);
+        }
+        return td;
+      });
+      return el("tr", { class: mine ? "mine" : "" }, ...cells);
+    });
+    return el("div", { class: "panel" },
+      el("h3", { text: p.title }),
+      el("table", { class: "world-table" }, el("thead", {}, head), el("tbody", {}, ...rows)),
+      p.note ? el("p", { class: "hint", text: p.note }) : null);
+  }
+
+  function renderWorld(panels) {
+    while (blobs.length) URL.revokeObjectURL(blobs.pop());
+    const nodes = panels.map((p) => {
+      if (p.kind === "svg" && typeof p.svg === "string") return svgPanel(p);
+      if (p.kind === "table") return tablePanel(p);
+      return el("div", { class: "panel" }, el("h3", { text: p.title }), el("pre", { text: String(p.text ?? "") }));
+    });
+    $("world").replaceChildren(...nodes);
+    $("world-panel").hidden = nodes.length === 0;
+  }
+
+  async function refreshWorld(key) {
+    if (key === worldKey || worldBusy) return;
+    if (!key) {
+      worldKey = null;
+      renderWorld([]);
+      return;
+    }
+    worldBusy = true;
+    try {
+      const world = await api(token, "/wargraph/seat/world");
+      worldKey = world.key;
+      renderWorld(world.panels || []);
+    } catch (err) {
+      $("connection").textContent = "The board could not be loaded: " + err.message;
+    } finally {
+      worldBusy = false;
+    }
   }
 
   function draftText(draft) {
@@ -116,6 +203,7 @@
     setStatus(state);
     renderEvents($("events"), state.events, seat);
     renderQuestion(state);
+    refreshWorld(state.world || null);
   }
 
   async function poll() {

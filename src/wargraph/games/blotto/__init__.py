@@ -15,6 +15,7 @@ FAMILY = Family(
     prompts="wargraph.games.blotto.prompts",
     description="Colonel Blotto: forces across fronts under a budget",
     view_panels="wargraph.games.blotto.panels:panels",
+    seat_world="wargraph.games.blotto.seat_world:panels",  # the seat page's board
     measures="wargraph.games.blotto.world:record_measures",
     bots=(
         Bot("fixed", f"{_BOTS}:fixed_split", "the same uneven split every round"),

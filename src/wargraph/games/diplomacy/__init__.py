@@ -17,6 +17,7 @@ FAMILY = Family(
     prompts="wargraph.games.diplomacy.prompts",
     description="full-press Diplomacy on the real engine",
     view_panels="wargraph.games.diplomacy.panels:panels",
+    seat_world="wargraph.games.diplomacy.seat_world:panels",  # the seat page's board
     measures="wargraph.games.diplomacy.measures:record_measures",
     # critical state analysis forks at engine phases (F1903M), not round numbers
     critical_state=f"{_REPLAY}:critical_state",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 from pydantic.config import JsonDict
 
 from wargraph.games.diplomacy.engine import GLOBAL
+from wargraph.games.diplomacy.order_choices import choices, key_label
 from wargraph.games.diplomacy.scenario import DiplomacyConfig
 from wargraph.kernel.choices import one_of
 from wargraph.kernel.parts.press import STAY_SILENT
@@ -58,13 +59,27 @@ def orders_schema(args: dict[str, Any]) -> type[BaseModel]:
 
 
 def orders_text_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """For people: one free-text order per unit or slot, checked by the secretary (the engine),
-    which sends refused orders back with the reason."""
+    """For people: one order per unit or slot, checked by the secretary (the engine), which
+    sends refused orders back with the reason. Each field lists its legal orders in words
+    (`x-choices`: the seat page's select per unit; `x-preset`, from `preset`: the order it
+    starts on, the fallback's) and takes free text as well (the terminal, and the page's "type
+    an order" fallback)."""
     legal: dict[str, list[str]] = args.get("legal") or {}
-    fields: dict[str, Any] = {
-        key: (str, Field(default="", max_length=80, description=_order_hint(key, opts)))
-        for key, opts in legal.items()
-    }
+    preset: dict[str, str] = args.get("preset") or {}
+    fields: dict[str, Any] = {}
+    for key, opts in legal.items():
+        shown: dict[str, Any] = {"x-choices": choices(key, opts), "x-label": key_label(key)}
+        if preset.get(key) in opts:
+            shown["x-preset"] = preset[key]  # what the page's select starts on
+        fields[key] = (
+            str,
+            Field(
+                default="",
+                max_length=80,
+                description=_order_hint(key, opts),
+                json_schema_extra=shown,
+            ),
+        )
     return create_model("OrdersText", __config__=ConfigDict(extra="forbid"), **fields)
 
 

@@ -78,14 +78,17 @@ def orders_question(
             count=len(legal),
         )
     blocks = unit_blocks_text(table, power)
+    fallback = _fallback_orders(table, power, legal)
     return Question(
         task=task,
         question=(blocks + "\n\n" if blocks else "")
         + question
-        + (_legal_lists(legal) if info.type == "A" else ""),
+        + (_legal_lists(legal, people=people) if info.type == "A" else ""),
         schema="diplomacy_orders_text" if people else "diplomacy_orders",
-        schema_args={"legal": legal},
-        fallback=_fallback_orders(table, power, legal),
+        # a person's form starts from what happens without an answer (hold, waive a build, the
+        # engine's own disbands: one different unit per slot)
+        schema_args={"legal": legal, "preset": fallback} if people else {"legal": legal},
+        fallback=fallback,
         memory_slot=NOTE_SLOT,
         notes=False,
         max_tokens=_orders_tokens(legal),
@@ -116,6 +119,8 @@ def _bot_facts(table: Table, power: str, legal: dict[str, list[str]]) -> dict[st
     return {"power": power, "phase_type": info_of(table).type, "units": blocks}
 
 
-def _legal_lists(legal: dict[str, list[str]]) -> str:
-    """Adjustments have no unit blocks with legal orders: list the options of each slot."""
-    return "\n" + "\n".join(f"{k}: {' | '.join(opts)}" for k, opts in legal.items())
+def _legal_lists(legal: dict[str, list[str]], *, people: bool = False) -> str:
+    """Adjustments have no unit blocks with legal orders: list the options of each slot. For a
+    person under a heading of its own (the seat page folds it away: its selects list them)."""
+    lines = "\n".join(f"{k}: {' | '.join(opts)}" for k, opts in legal.items())
+    return f"\n\n# The options of each slot\n{lines}" if people else "\n" + lines

@@ -14,6 +14,7 @@ FAMILY = Family(
     prompts="wargraph.games.waragent.prompts",
     description="WarAgent-style historical simulations",
     view_panels="wargraph.games.waragent.panels:panels",
+    seat_world="wargraph.games.waragent.seat_world:panels",  # the seat page's board
     measures="wargraph.games.waragent.eval:record_measures",
     report_figure="wargraph.games.waragent.eval:record_figure",
     eval_command="wargraph.games.waragent.eval:eval_waragent",  # accuracy against history
