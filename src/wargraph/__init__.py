@@ -37,7 +37,7 @@ _PUBLIC = {
     # composing a game
     "GameGraph": "wargraph.kernel.graphkit",
     "build_game": "wargraph.kernel.graphkit",
-    "register_schema": "wargraph.seats.deciders",
+    "register_schema": "wargraph.seats.schemas",
     "load_prompt": "wargraph.prompts",
     "render_prompt": "wargraph.prompts",
     # a game's rules: the World and its parts, questions and checks

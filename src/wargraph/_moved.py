@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Sequence
 from types import ModuleType
 
+# (an old module whose name is now a package, wargraph.models and wargraph.store, is not
+# listed: its name leads to the package)
 MOVED: dict[str, str] = {
     "wargraph.agents": "wargraph.seats.agents",
     "wargraph.batch": "wargraph.runs.batch",
@@ -46,7 +48,6 @@ MOVED: dict[str, str] = {
     "wargraph.langsmith_env": "wargraph.models.langsmith_env",
     "wargraph.lease": "wargraph.store.lease",
     "wargraph.llama_build": "wargraph.models.llama_build",
-    "wargraph.models": "wargraph.models.chat",
     "wargraph.names": "wargraph.seats.names",
     "wargraph.plaintext": "wargraph.seats.plaintext",
     "wargraph.posthoc": "wargraph.runs.posthoc",
@@ -58,7 +59,6 @@ MOVED: dict[str, str] = {
     "wargraph.sampling": "wargraph.models.sampling",
     "wargraph.scenario": "wargraph.kernel.scenario",
     "wargraph.state": "wargraph.kernel.state",
-    "wargraph.store": "wargraph.store.saver",
     "wargraph.table": "wargraph.kernel.table",
     "wargraph.terminal": "wargraph.seats.terminal",
     "wargraph.terminal_form": "wargraph.seats.terminal_form",
@@ -142,6 +142,10 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         )
         module = importlib.import_module(new)
         self._own[spec.name] = module.__spec__
+        if not hasattr(module, "__path__") and any(k.startswith(spec.name + ".") for k in MOVED):
+            # an old package now a module (wargraph.worlds.diplomacy is ...diplomacy.rules): its
+            # old submodules are found here, but Python asks the parent to be a package first
+            module.__path__ = []  # type: ignore[attr-defined]  # read, never searched: empty
         return module
 
     def exec_module(self, module: ModuleType) -> None:
@@ -153,4 +157,5 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def install() -> None:
     if not any(isinstance(f, _Moved) for f in sys.meta_path):
-        sys.meta_path.append(_Moved())
+        sys.meta_path.insert(0, _Moved())  # before the path finder, which would find an old
+        # name under a moved package (wargraph.graphs is wargraph.games) as a second module
