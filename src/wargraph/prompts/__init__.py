@@ -33,21 +33,29 @@ def family_prompts(family: str | None) -> Iterator[None]:
         _family.reset(token)
 
 
-def _packages(family: str | None) -> list[str]:
+def _packages(family: str | None) -> list[tuple[str | None, str]]:
+    """(family, package) pairs to look templates up in, the family's own first."""
     if not family:
-        return [OWN]
+        return [(None, OWN)]
     from wargraph.kernel.families import FamilyError, get
 
     try:
         own = get(family).prompts
     except FamilyError:
         own = None
-    return [own, OWN] if own and own != OWN else [OWN]
+    return [(family, own), (None, OWN)] if own and own != OWN else [(None, OWN)]
 
 
-def _root(package: str) -> Traversable:
+def _root(family: str | None, package: str) -> Traversable:
+    """A prompts package's files; a plug-in's package is imported under the plug-in guard."""
+    from wargraph.kernel.families import FamilyError, package_files
+
     try:
-        return importlib.resources.files(package)
+        if family is None:
+            return importlib.resources.files(package)
+        return package_files(family, package)
+    except FamilyError as exc:
+        raise PromptError(str(exc)) from None
     except (ImportError, TypeError) as exc:
         raise PromptError(f"the prompts package {package!r} cannot be found ({exc})") from None
 
@@ -56,13 +64,13 @@ def load_prompt(name: str, variant: str = "v1", *, family: str | None = None) ->
     """The template `name` of `variant`, falling back to v1 when a variant does not override it;
     the family's own package (`family`, or the family whose phase is running) comes first."""
     packages = _packages(family or _family.get())
-    for package in packages:
-        root = _root(package)
+    for owner, package in packages:
+        root = _root(owner, package)
         for folder in (variant, "v1"):
             path = root / folder / f"{name}.txt"
             if path.is_file():
                 return path.read_text(encoding="utf-8")
-    where = " or ".join(f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for p in packages)
+    where = " or ".join(f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for _, p in packages)
     raise PromptError(f"no prompt template {name!r} in {where}")
 
 
