@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.panel import Panel
 from rich.status import Status
+from rich.table import Column
 from rich.table import Table as RichTable
 
 import wargraph.kernel.familyargs as familyargs
@@ -70,6 +71,16 @@ def _on_thread(thread_id: str) -> str:
     _thread[:] = [thread_id]
     console.print(text(f"thread: {thread_id}"), highlight=False)
     return thread_id
+
+
+def _whole_thread(db: str, given: str) -> str:
+    """The thread id a --thread names (the start of one game's id will do)."""
+    from wargraph.runs.listing import resolve_thread
+
+    try:
+        return resolve_thread(db, given)
+    except _known_errors() as exc:
+        fail(str(exc))
 
 
 DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
@@ -328,7 +339,7 @@ def resume(
     from wargraph.runs.runner import load_run
     from wargraph.runs.runner import resume as run_resume
 
-    _on_thread(thread)
+    thread = _on_thread(_whole_thread(db, thread))
     try:
         sc, ctx = load_run(db, thread)  # its people's seats, for what the terminal shows
         with _spinner(f"resuming {safe(thread)} ..."):
@@ -347,16 +358,36 @@ def resume(
 
 
 @app.command()
-def games(db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite") -> None:
+def games(
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON list of the games, for programs.")
+    ] = False,
+) -> None:
     """List a store's games: thread, family, scenario, who started it (cli or serve, and the
-    game it was copied from), status, round, last update."""
+    game it was copied from), status, round, last update. Commands that take --thread accept
+    the start of an id when only one game's id starts so."""
+    from wargraph.runs.listing import as_json as row_json
     from wargraph.runs.listing import list_games
 
     try:
         rows = list_games(db)
     except _known_errors() as exc:
         fail(str(exc))
-    table = RichTable("thread", "family", "scenario", "via", "status", "round", "last update")
+    if as_json:
+        sys.stdout.write(json.dumps([row_json(g) for g in rows], ensure_ascii=False) + "\n")
+        return
+    # thread ids whole, however narrow the terminal or a pipe: they are what resume takes
+    widest = max((len(g.thread_id) for g in rows), default=6)
+    table = RichTable(
+        Column("thread", no_wrap=True, min_width=widest, overflow="fold"),
+        "family",
+        "scenario",
+        "via",
+        "status",
+        "round",
+        "last update",
+    )
     for g in rows:
         table.add_row(
             text(g.thread_id),
@@ -604,7 +635,7 @@ def replay(
     from wargraph.runs.replay import print_report
     from wargraph.runs.replay import replay as run_replay
 
-    _on_thread(thread)
+    thread = _on_thread(_whole_thread(db, thread))
     try:
         with console.status(f"replaying {thread} at {phase} ..."):
             result = run_replay(
@@ -628,7 +659,12 @@ def view(
         Path | None, typer.Argument(help="A game folder (record.json, trace.jsonl).")
     ] = None,
     thread: Annotated[str | None, typer.Option(help="A stored game's thread id.")] = None,
-    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help=DB_HELP + " Default: the store the game was played with, else wargraph.sqlite."
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option(help="The page (default: view.html in the game's folder).")
     ] = None,
@@ -641,8 +677,9 @@ def view(
     errors: tuple[type[Exception], ...] = (ViewError, *_known_errors())
     try:
         if thread is not None:
-            _on_thread(thread)
-            path = write_stored_view(db, thread, out)
+            store = db or "wargraph.sqlite"
+            thread = _on_thread(_whole_thread(store, thread))
+            path = write_stored_view(store, thread, out)
         else:
             assert run_dir is not None  # exactly one of the two, checked above
             path = write_view(run_dir, out, db=db)
@@ -800,11 +837,14 @@ def main() -> None:
         err.print(f"[bold red]error:[/] {safe(explain_os_error(exc))}", highlight=False)
         raise SystemExit(2) from None
     except Exception as exc:  # the documented fallback for bugs: no traceback on the terminal
-        import tempfile
         import traceback
 
-        log = Path(tempfile.gettempdir()) / "wargraph-error.log"
-        log.write_text(traceback.format_exc(), encoding="utf-8")
+        from wargraph.runs.errorlog import write_error_log
+
+        try:
+            log: Path | str = write_error_log(traceback.format_exc())
+        except OSError as exc2:  # no log: say so rather than fail again
+            log = f"(no log: {exc2.strerror or exc2})"
         where = f" (thread {_thread[0]})" if _thread else ""
         err.print(
             f"[bold red]error:[/] unexpected {type(exc).__name__}: {safe(exc)}{safe(where)}",

@@ -39,6 +39,7 @@ import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import ModuleType, UnionType
 from typing import Any, Union, get_args, get_origin
@@ -639,6 +640,24 @@ def _findable(package: str) -> bool:
         return False
 
 
+def package_files(family: str, package: str) -> Traversable:
+    """The files of a family's data package (`scenarios=`, `prompts=`). Reaching them imports
+    the package: a plug-in's is imported under `guarded_import` like the rest of its code, and
+    one that fails makes the family unusable (FamilyError naming it), the others unharmed."""
+    if is_builtin(family) or package in sys.modules:
+        return importlib.resources.files(package)
+    if family in _failed:
+        raise FamilyError(_failed[family])
+    where = f"plug-in {family!r} ({package})"
+    try:
+        guarded_import(where, lambda: importlib.import_module(package))
+    except PluginError as exc:
+        _failed[family] = str(exc)
+        _got.pop(family, None)
+        raise FamilyError(str(exc)) from None
+    return importlib.resources.files(package)
+
+
 # --- shipped scenarios --------------------------------------------------------------------------
 
 
@@ -660,8 +679,10 @@ def shipped_scenarios(*, plugins: bool = True) -> dict[str, Path]:
             continue
         seen.add(fam.scenarios)
         try:
-            root = importlib.resources.files(fam.scenarios)
+            root = package_files(fam.name, fam.scenarios)
             files = sorted(root.iterdir(), key=lambda p: p.name)
+        except FamilyError:
+            continue  # a plug-in whose package fails: left out (`problems()` says why)
         except (ImportError, TypeError, FileNotFoundError, NotADirectoryError):
             continue  # a plug-in without its folder ships nothing; its graph still plays files
         for p in files:

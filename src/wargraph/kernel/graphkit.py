@@ -188,6 +188,34 @@ def route_back(state: KitState) -> str:
     return state["phase"]
 
 
+class BadStateEdit(ValueError):
+    """A state edit (`update_state` through the LangGraph API or Studio) whose state leads
+    from the node it was made as to a node that one cannot reach: nothing is written, and the
+    server answers 422 with this message instead of a bare 500."""
+
+
+def checked(route: Callable[[KitState], Any], node: str, targets: list[str]) -> Any:
+    """`route` for `node`'s branch, refusing a destination outside its path map by name (the
+    map alone would fail with a bare KeyError). Keeps the route's name: a branch is stored
+    under it in every checkpoint."""
+    allowed = set(targets)
+
+    def inner(state: KitState) -> Any:
+        got = route(state)
+        wrong = [d for d in ([got] if isinstance(got, str) else got) if d not in allowed]
+        if wrong:
+            raise BadStateEdit(
+                f"after {node!r} this state leads to {', '.join(map(repr, wrong))}, which "
+                f"{node!r} cannot reach (it goes on to {', '.join(sorted(allowed))}); an edit "
+                "of a game's state names the node it stands for (as_node) and fits that node"
+            )
+        return got
+
+    inner.__name__ = route.__name__
+    inner.__qualname__ = route.__qualname__
+    return inner
+
+
 def seats_of(fn: Phase, scenario: Scenario | None, world: World, roster: list[str]) -> list[str]:
     """The seats a phase may ask (declared on the node with `nodes.seats.asks`)."""
     declared = getattr(fn, "seats", None)
@@ -226,7 +254,9 @@ def build_game(
         # subgraph from one task would keep its history under another namespace)
         g.add_node(agent_node_name(role), make_agent_node(role))
     g.add_edge(START, "setup")
-    g.add_conditional_edges("setup", route_phase, {order[0]: order[0], END: END})
+    g.add_conditional_edges(
+        "setup", checked(route_phase, "setup", [order[0], END]), {order[0]: order[0], END: END}
+    )
     finish = closing[0] if closing else END
     for name, fn in phases.items():
         targets: list[str] = [agent_node_name(r) for r in seats[name]]
@@ -242,14 +272,16 @@ def build_game(
         if len(targets) == 1:
             g.add_edge(name, targets[0])
         else:
-            g.add_conditional_edges(name, route_phase, {t: t for t in targets})
+            g.add_conditional_edges(
+                name, checked(route_phase, name, targets), {t: t for t in targets}
+            )
     for role in asked:
         back = [name for name in phases if role in seats[name]]
         node = agent_node_name(role)
         if len(back) == 1:
             g.add_edge(node, back[0])
         else:
-            g.add_conditional_edges(node, route_back, {n: n for n in back})
+            g.add_conditional_edges(node, checked(route_back, node, back), {n: n for n in back})
     return g
 
 

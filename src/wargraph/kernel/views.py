@@ -124,6 +124,9 @@ def render_memory(memory: list[dict[str, Any]], *, limit: int = 6) -> str:
 
 _NOTE_START = re.compile(r"\n(?=> \(round )")  # render_memory: each note opens with its label
 _LABEL = re.compile(r"^\(round [^)]*\)\s*")
+# a message's recipients after its text in a note ("text (to south)", `agents.answer_text`),
+# which the view shows in the event's header instead
+_ADDRESSED = re.compile(r" \(to [^()]*\)(?=;|$)")
 _OPENING = 60  # characters of a note that identify it (a shortened event keeps more)
 
 
@@ -143,7 +146,7 @@ def unseen_notes(notes: str, context: str) -> str:
     kept = [
         note
         for note in _NOTE_START.split(notes)
-        if (body := _LABEL.sub("", _flat(note)).lstrip("> ")[:_OPENING].strip())
+        if (body := _ADDRESSED.sub("", _LABEL.sub("", _flat(note)).lstrip("> "))[:_OPENING].strip())
         and body not in shown
     ]
     return "\n".join(kept)

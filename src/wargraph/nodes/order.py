@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
+from wargraph.kernel.parts.orders import Orders
 from wargraph.kernel.state import CLEAR, GameState
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
@@ -104,6 +105,12 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
             proposals[who] = proposals_now[who] = proposal
             sources[who] = decision["source"]
     update_world: dict[str, Any] = {"proposals": proposals, "sources": sources}
+    if not isinstance(table.world.orders, Orders):  # mounted more than once (a world's choice)
+        # which mount placed each proposal: a revision the secretary asks for later is read by
+        # that mount's Orders, not the first one's (`Secretary.revised`)
+        placed_by = dict(placed.get("placed_by") or {})
+        placed_by.update(dict.fromkeys(proposals_now, table.phase))
+        update_world["placed_by"] = placed_by
     # a seat that proposes again is judged again: the secretary's state of its earlier proposal
     # goes (written only when there is one, so a game mounting `order` once is unchanged)
     for key in ("attempts", "status", "trail", "notes"):

@@ -33,31 +33,39 @@ def family_prompts(family: str | None) -> Iterator[None]:
         _family.reset(token)
 
 
-def _packages(family: str | None) -> list[str]:
-    """Where `family`'s templates are looked up, in order: its own package, wargraph's, then
-    the built-in families' (a built-in's part called outside a running phase, as a test or a
-    tool may call it, still finds its templates; their names carry the family's prefix)."""
+def _packages(family: str | None) -> list[tuple[str | None, str]]:
+    """(family, package) pairs to look templates up in, in order: the family's own, wargraph's,
+    then the built-in families' (a built-in's part called outside a running phase, as a test or
+    a tool may call it, still finds its templates; their names carry the family's prefix). A
+    plug-in's package is imported under the plug-in guard (`_root`)."""
     from wargraph.kernel.families import FamilyError, builtin_names, get
 
-    found: list[str] = []
+    found: list[tuple[str | None, str]] = []
     if family:
         try:
             own = get(family).prompts
         except FamilyError:
             own = None
-        if own:
-            found.append(own)
-    found.append(OWN)
+        if own and own != OWN:
+            found.append((family, own))
+    found.append((None, OWN))
     for name in builtin_names():
         package = get(name).prompts
-        if package and package not in found:
-            found.append(package)
+        if package and all(package != p for _, p in found):
+            found.append((None, package))  # built-ins: trusted, imported as they are
     return found
 
 
-def _root(package: str) -> Traversable:
+def _root(family: str | None, package: str) -> Traversable:
+    """A prompts package's files; a plug-in's package is imported under the plug-in guard."""
+    from wargraph.kernel.families import FamilyError, package_files
+
     try:
-        return importlib.resources.files(package)
+        if family is None:
+            return importlib.resources.files(package)
+        return package_files(family, package)
+    except FamilyError as exc:
+        raise PromptError(str(exc)) from None
     except (ImportError, TypeError) as exc:
         raise PromptError(f"the prompts package {package!r} cannot be found ({exc})") from None
 
@@ -66,13 +74,15 @@ def load_prompt(name: str, variant: str = "v1", *, family: str | None = None) ->
     """The template `name` of `variant`, falling back to v1 when a variant does not override it;
     the family's own package (`family`, or the family whose phase is running) comes first."""
     packages = _packages(family or _family.get())
-    for package in packages:
-        root = _root(package)
+    for owner, package in packages:
+        root = _root(owner, package)
         for folder in (variant, "v1"):
             path = root / folder / f"{name}.txt"
             if path.is_file():
                 return path.read_text(encoding="utf-8")
-    where = " or ".join(f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for p in packages[:2])
+    where = " or ".join(
+        f"{p}/{variant}" + ("" if variant == "v1" else "|v1") for _, p in packages[:2]
+    )
     raise PromptError(f"no prompt template {name!r} in {where}")
 
 

@@ -71,6 +71,51 @@ def _row(saver: Saver, tid: str, held: tuple | None) -> GameRow:
     )
 
 
+class AmbiguousThread(StoreError):
+    """The start of several games' thread ids."""
+
+
+def resolve_thread(db: str | Path, given: str) -> str:
+    """The thread id `given` names in the store: itself when a game has that id, else the one
+    game whose id starts with it (ids are long; `wargraph games` lists them). An ambiguous
+    prefix is refused with the matches; no match returns `given` (the command then says there
+    is no such game)."""
+    if not given or (not is_url(db) and not Path(db).exists()):
+        return given
+    try:
+        with open_saver(db, create=False) as saver:
+            ids = saver.thread_ids()
+    except StoreError:
+        return given  # the command opens the store itself and says why it cannot
+    if given in ids:
+        return given
+    matches = sorted(t for t in ids if t.startswith(given))
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        shown = ", ".join(matches[:10]) + (
+            f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+        )
+        raise AmbiguousThread(
+            f"{describe(db)}: thread {given!r} is the start of {len(matches)} games' ids "
+            f"({shown}); give more of it"
+        )
+    return given
+
+
+def as_json(row: GameRow) -> dict[str, Any]:
+    return {
+        "thread_id": row.thread_id,
+        "family": row.family,
+        "scenario": row.scenario,
+        "via": row.via,
+        "copy_of": row.copy_of or None,
+        "status": row.status,
+        "round": row.round,
+        "updated": row.updated,
+    }
+
+
 def _when(stamp: str) -> str:
     try:
         return datetime.fromisoformat(stamp).strftime("%Y-%m-%d %H:%M:%S")
@@ -78,4 +123,4 @@ def _when(stamp: str) -> str:
         return stamp or "?"
 
 
-__all__ = ["GameRow", "describe", "list_games"]
+__all__ = ["GameRow", "as_json", "describe", "list_games", "resolve_thread"]

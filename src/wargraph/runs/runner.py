@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -211,7 +212,7 @@ def play(
         waiting, values = _drive(
             graph, {"scenario": sc.model_dump()}, config, ctx, human_io, progress, held
         )
-        return _finish(values, thread_id, ctx, out_dir, waiting)
+        return _finish(values, thread_id, ctx, out_dir, waiting, db)
 
 
 def resume(
@@ -247,7 +248,7 @@ def resume(
             raise GameError(f"thread {thread_id!r} has no checkpoint yet; play it again")
         first: Any = Command(resume=answers) if answers else None
         waiting, values = _drive(graph, first, config, ctx, human_io, progress, held)
-        return _finish(values, thread_id, ctx, out_dir, waiting)
+        return _finish(values, thread_id, ctx, out_dir, waiting, db)
 
 
 def thread_config(thread_id: str) -> RunnableConfig:
@@ -262,9 +263,13 @@ def _finish(
     ctx: GameContext,
     out_dir: str | Path | None,
     waiting: list[dict[str, Any]],
+    db: str | Path | None = None,
 ) -> PlayResult:
-    """Records written while the lease is still held: no other run writes beside them."""
+    """Records written while the lease is still held: no other run writes beside them. The
+    record names its store (`db`), so its view forks the game from there."""
     record = build_record(values, thread_id=thread_id, trace_path=ctx.trace_path)
+    if db is not None:
+        record["db"] = describe(db) if is_url(db) else os.path.abspath(db)
     if out_dir is not None:
         write_record(record, out_dir)
     return PlayResult(thread_id, values, record, Path(out_dir) if out_dir else None, waiting)

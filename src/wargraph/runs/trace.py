@@ -56,12 +56,29 @@ def start(path: str | Path | None) -> None:
         _failed.pop(str(path), None)
 
 
-def read_trace(path: str | Path) -> list[dict[str, Any]]:
+MAX_TRACE_BYTES = 256 << 20  # read whole: /dev/zero or a FIFO named trace.jsonl must not be
+
+
+class TraceError(ValueError):
+    """A trace that cannot be read: not a regular file, or too large; the message says which."""
+
+
+def read_trace(path: str | Path, *, strict: bool = False) -> list[dict[str, Any]]:
+    """The trace's lines, read only from a regular file of at most MAX_TRACE_BYTES (a device or
+    a pipe is never opened for reading: /dev/zero never ends, a FIFO waits for a writer). A
+    missing trace is empty; one that cannot be read raises TraceError if `strict`, else is
+    empty too (the record's `trace_error`, or the view, says so)."""
+    from wargraph.runs.userfiles import UserFileError, read_regular
+
     out: list[dict[str, Any]] = []
     p = Path(path)
+    if not os.path.lexists(p):
+        return out
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError:  # no trace (or not a file): nothing counted, `failure()` says why
+        text = read_regular(p, MAX_TRACE_BYTES).decode("utf-8", errors="replace")
+    except UserFileError as err:
+        if strict:
+            raise TraceError(f"trace: {err}") from None
         return out
     # by "\n" only: splitlines() also splits on U+2028, U+0085 ... that a JSON string holds raw
     for line in text.split("\n"):

@@ -78,16 +78,25 @@ def _body(note: str) -> str:
     return note.split(") ", 1)[1] if note.startswith("(round ") and ") " in note else note
 
 
+def _item_text(item: Any) -> str:
+    """One list item of an answer. A message ({to, text}) opens with its text, as the event it
+    becomes shows it, so the seat's notes can tell it is already in its view (`unseen_notes`)
+    and do not repeat it; other items keep their fields' order ("A PAR - BUR")."""
+    if not isinstance(item, dict):
+        return str(item)
+    if isinstance(item.get("text"), str) and len(item) > 1:
+        rest = " ".join(f"{k} {v}" for k, v in item.items() if k != "text")
+        return f"{item['text']} ({rest})"
+    return " ".join(f"{x}" for x in item.values())
+
+
 def answer_text(value: dict[str, Any]) -> str:
     """Everything an answer says, as one line per field (one field: its text alone), so a seat
     remembers all of its orders, not the first."""
     parts = []
     for k, v in value.items():
         if isinstance(v, list):
-            v = "; ".join(
-                " ".join(f"{x}" for x in item.values()) if isinstance(item, dict) else str(item)
-                for item in v
-            )
+            v = "; ".join(_item_text(item) for item in v)
         if isinstance(v, str | int | float | bool) and str(v).strip():
             parts.append((k, str(v).strip()))
     if len(parts) == 1:

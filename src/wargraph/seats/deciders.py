@@ -111,8 +111,27 @@ def _loads(text: str) -> Any:
         raise json.JSONDecodeError("nested too deeply", text, 0) from None
 
 
-def parse_answer(raw: Any, schema: type[M]) -> M:
-    """Validate a model's or a person's answer. Raises ValueError with a message to send back."""
+def over_length(value: Any, schema: dict[str, Any], where: str = "") -> list[str]:
+    """Each text of `value` longer than its field's maxLength: "plan: 5,000 characters, the
+    most is 1,200"."""
+    if isinstance(value, str) and "maxLength" in schema and len(value) > schema["maxLength"]:
+        return [
+            f"{where or 'answer'}: {len(value):,} characters, the most is {schema['maxLength']:,}"
+        ]
+    out: list[str] = []
+    if isinstance(value, dict) and "properties" in schema:
+        for k, v in value.items():
+            out += over_length(v, schema["properties"].get(k, {}), f"{where}.{k}" if where else k)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, v in enumerate(value, 1):
+            out += over_length(v, schema["items"], f"{where} {i}" if where else str(i))
+    return out
+
+
+def parse_answer(raw: Any, schema: type[M], *, cut: bool = True) -> M:
+    """Validate a model's or a person's answer. Raises ValueError with a message to send back.
+    `cut=False` (a person's answer): text over its limit is refused with the limit, never cut
+    (a model's is cut, the documented fallback)."""
     if isinstance(raw, BaseModel):
         raw = raw.model_dump()
     if isinstance(raw, str):
@@ -138,6 +157,10 @@ def parse_answer(raw: Any, schema: type[M]) -> M:
                 raw = {field: unwrap_text(text, field)}
     if not isinstance(raw, dict):
         raise ValueError(f"the answer must be a JSON object, not {type(raw).__name__}")
+    if not cut:
+        longer = over_length(raw, flat_json_schema(schema))
+        if longer:
+            raise ValueError(f"too long, write it shorter ({'; '.join(longer[:5])})")
     return validate_value(raw, schema)
 
 
@@ -423,7 +446,7 @@ class HumanDecider:
             }
             answer = interrupt(payload)
             try:
-                value = parse_answer(answer, schema).model_dump()
+                value = parse_answer(answer, schema, cut=False).model_dump()
                 return {"value": value, "source": "human"}
             except ValueError as err:
                 error = str(err)

@@ -6,7 +6,9 @@ langgraph-api makes the custom app the server's base app, merging its own except
 after the app's: so a store's refusal raised anywhere in the server is answered 409 with its
 words instead of a bare 500: `GameHeld` (a state edit through the LangGraph API while a CLI
 command holds the game, a deletion or a copy of a game another process holds), naming the
-holder, and `HistoryInUse` (deleting a run that later runs continued from).
+holder, and `HistoryInUse` (deleting a run that later runs continued from); a state edit that
+does not fit the graph (`BadStateEdit`, e.g. `POST /threads/ID/state` with only `values`) is
+answered 422.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from wargraph.kernel.graphkit import BadStateEdit
 from wargraph.server.api import json_response
 from wargraph.server.endpoints import enforce
 from wargraph.server.guard import Guard
@@ -62,6 +65,11 @@ async def refused(request: Request, exc: Exception) -> Response:
     return json_response({"detail": str(exc)}, 409)
 
 
+async def bad_edit(request: Request, exc: Exception) -> Response:
+    """422 with why a state edit does not fit the game's graph: nothing was written."""
+    return json_response({"detail": str(exc)}, 422)
+
+
 def custom_app(
     routes: Sequence[BaseRoute], *, seat_links: bool, studio_origins: tuple[str, ...] = ()
 ) -> Starlette:
@@ -70,5 +78,5 @@ def custom_app(
         routes=list(routes),
         middleware=[Middleware(Guard, studio_origins=studio_origins)],
         lifespan=lifespan(seat_links=seat_links),
-        exception_handlers={GameHeld: refused, HistoryInUse: refused},
+        exception_handlers={GameHeld: refused, HistoryInUse: refused, BadStateEdit: bad_edit},
     )

@@ -69,6 +69,7 @@ async def read_game(thread_id: str) -> dict[str, Any]:
     if not isinstance(values, dict):
         values = {}
     return {
+        "held_by": await asyncio.to_thread(holder_of, thread_id),
         "thread": thread,
         "values": values,
         "interrupts": [
@@ -77,6 +78,35 @@ async def read_game(thread_id: str) -> dict[str, Any]:
             if isinstance(i.get("value"), dict)
         ],
     }
+
+
+def holder_of(thread_id: str) -> str | None:
+    """Who else holds the game's lease now (a CLI command playing it from the same store, with
+    `serve --db`), in words; None when no one, or this server itself, does. Sync: run it in a
+    thread."""
+    import os
+    import socket
+
+    import wargraph.server.stored as stored
+    import wargraph.store.filelock as filelock
+    from wargraph.store.lease import holders, lease_folder, lock_file
+    from wargraph.store.saver import StoreError, is_url
+
+    db = stored.store()
+    if db is None:
+        return None
+    if not is_url(db) and not filelock.held(lock_file(lease_folder(db), thread_id)):
+        return None  # the usual case, answered without opening the store (pages poll this)
+    try:
+        held = holders(db).get(thread_id)
+    except StoreError:
+        return None
+    if held is None:
+        return None
+    command, host, pid, since = held
+    if host == socket.gethostname() and int(pid or 0) == os.getpid():
+        return None  # this server's own run
+    return f"`{command}` (pid {pid} on {host}, since {since})"
 
 
 def scenario_of(values: dict[str, Any]) -> Scenario | None:
@@ -108,7 +138,14 @@ def moment_of(sc: Scenario | None, values: dict[str, Any]) -> str:
 
 def status_of(game: dict[str, Any]) -> str:
     values, thread = game["values"], game["thread"]
-    if values.get("error") or thread.get("status") == "error":
+    if game.get("held_by"):
+        return "held"
+    if values.get("error"):
+        return "error"
+    if thread.get("status") == "error" and not (game["interrupts"] or values.get("done")):
+        # A failed run that left open questions (or a finished game) wrote no error into the
+        # game: refused because a CLI command held the game, or cut off before its first
+        # write. The game goes on from its checkpoint, which a CLI may have moved on since.
         return "error"
     if thread.get("status") == "busy":
         return "running"

@@ -2,7 +2,9 @@
 LangGraph API alike): same-origin only, no tokens in URLs, a token for the API description, and
 JSON bodies that are bounded and well-formed.
 
-In Studio mode (`wargraph studio`) the guard also lets the hosted Studio page's origin through
+In Studio mode (`wargraph studio`) the guard first refuses any request whose `Host` is not a
+loopback name with the port served (DNS rebinding: a foreign page re-pointed at 127.0.0.1), then
+lets the hosted Studio page's origin through
 (with the CORS answers langgraph-api gives it), opens the API description, and refuses any seat
 token: that mode serves no seats.
 
@@ -94,11 +96,34 @@ def _seat_token_refusal(headers: Headers) -> JSONResponse | None:
     return None
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def loopback_host(scope: Scope, headers: Headers) -> bool:
+    """Whether the request names this server by a loopback name and the port it serves. A page
+    of another site whose name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name in
+    `Host` (and a matching `Origin`), so it is same-origin to itself: only the name tells."""
+    served = scope.get("server") or (None, None)
+    port = served[1] if len(served) > 1 else None
+    host = (headers.get("host") or "").strip().lower()
+    if port is None or not host:
+        return False
+    return host in {f"{name}:{port}" for name in LOOPBACK_NAMES}
+
+
 def refusal(
     scope: Scope, headers: Headers, studio_origins: frozenset[str] = frozenset()
 ) -> JSONResponse | None:
     """Why a request is refused before anything else sees it (None: it may go on).
     `studio_origins`: the Studio page's origins, served in Studio mode only."""
+    if studio_origins and not loopback_host(scope, headers):
+        # Before auth: Studio's own authentication lets `x-auth-scheme: langsmith` in.
+        return _refuse(
+            403,
+            "Studio mode answers only requests addressed to it by a loopback name and its port "
+            "(Host 127.0.0.1:PORT, localhost:PORT or [::1]:PORT); "
+            f"refused Host {(headers.get('host') or '(none)')[:100]!r}",
+        )
     if token_in_query(scope.get("query_string", b"")):
         log.warning(
             "refused %s %s: a token in the query string (not logged)",

@@ -38,6 +38,8 @@ MESSAGES = {
     "starting": "The game is being set up.",
     "over": "The game is over.",
     "error": "The game stopped with an error; tell the facilitator.",
+    "held": "The game is being played from the command line by {holder}; it comes back here "
+    "when that ends (answers wait until then).",
 }
 
 
@@ -89,7 +91,8 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
         "phase": values.get("phase", ""),
         "moment": moment,
         "status": status,
-        "message": MESSAGES[status],
+        "message": MESSAGES[status].format(holder=game.get("held_by") or ""),
+        "held_by": game.get("held_by") or "",
         "waiting_for_others": bool(others) or status == "running",
         "events": [public_event(e) for e in events],
         "questions": mine,
@@ -127,6 +130,12 @@ async def seat_answer(request: Request) -> Response:
         if not mine:
             raise ApiError(
                 409, "that question is no longer open (answered already?); reload the page"
+            )
+        if game.get("held_by"):  # a run now would be refused and leave the game in error
+            raise ApiError(
+                409,
+                f"the game is being played from the command line by {game['held_by']}; your "
+                "answer was not sent: send it again when that ends",
             )
         assistant, context = await run_settings(thread_id, game["thread"])
         await client().runs.create(

@@ -43,6 +43,7 @@ def connect_sqlite(db: Db, *, create: bool = True) -> sqlite3.Connection:
         raise StoreError(f"{db}: no such checkpoint database")
     if path.is_dir():
         raise StoreError(f"{db}: is a folder, not a checkpoint database")
+    _one_name(path)
     try:
         # Games in threads share one file (experiments, servers): WAL lets readers and one writer
         # work at once, and the busy timeout makes a writer wait its turn instead of failing
@@ -55,6 +56,22 @@ def connect_sqlite(db: Db, *, create: bool = True) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise StoreError(f"{db}: cannot use the checkpoint database ({exc})") from None
     return conn
+
+
+def _one_name(path: Path) -> None:
+    """Refuse a store file with hard links: SQLite keeps its write-ahead log beside the name it
+    was opened by, so one file under two names is two stores that diverge (a write through one
+    name unseen through the other), and their games' leases could not meet. A symlink is fine
+    (SQLite and the leases follow it to the file)."""
+    try:
+        links = os.stat(path).st_nlink
+    except OSError:
+        return  # not there yet (created on open), or refused on open with its reason
+    if links > 1:
+        raise StoreError(
+            f"{path}: this store file has {links} names (hard links); a SQLite store must have "
+            "one: remove the other names (ls -i shows them), or use a symlink instead"
+        )
 
 
 def _use_wal(conn: sqlite3.Connection, *, timeout: float) -> None:

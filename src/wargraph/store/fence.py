@@ -44,11 +44,12 @@ _lock = threading.Lock()
 
 
 def store_of(db: str | Path) -> str:
-    """One name per store in this process (a relative and an absolute path are one file)."""
+    """One name per store in this process (a relative path, an absolute one and a symlink are
+    one file)."""
     text = str(db)
     if text.startswith(("postgresql://", "postgres://")):
         return text
-    return os.path.abspath(text)
+    return os.path.realpath(text)
 
 
 def advisory_key(store: str, name: str, kind: str = "lease") -> int:

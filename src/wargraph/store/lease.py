@@ -5,7 +5,9 @@ database server releases by itself when its holder ends, however it ends.
         ...  # only this process writes the thread's checkpoints
 
 - A SQLite store `games.sqlite`: an `flock` on `games.sqlite.leases/<digest of the id>.lock`
-  (`wargraph.store.filelock`); the kernel drops it when the holder's process ends.
+  (`wargraph.store.filelock`); the kernel drops it when the holder's process ends. One folder per
+  store however it is named (a symlink, a relative path: `lease_folder`; a hard link is
+  refused).
 - PostgreSQL: `pg_try_advisory_lock` on a connection of the lease's own (never one of the
   pool), held for the lease's life; the server drops it when that session ends: at once when
   the process ends, and through TCP keepalive (about a minute) when its host vanishes.
@@ -46,10 +48,17 @@ __all__ = ["GameHeld", "Lease", "LeaseLost", "advisory_key", "holders", "lease",
 KEEPALIVE = {"idle": 30, "interval": 10, "count": 3}
 
 
-def lock_file(db: Db, key: str) -> Path:
-    """The lock file of a thread of a SQLite store (thread ids may hold any character)."""
+def lease_folder(db: Db) -> Path:
+    """The one lease folder of a SQLite store, however it is named: beside its real path
+    (symlinks, relative paths and `..` resolved). A second name that is a hard link is refused
+    when the store is opened (`wargraph.store.saver.connect_sqlite`)."""
+    return Path(f"{os.path.realpath(db)}.leases")
+
+
+def lock_file(folder: Path, key: str) -> Path:
+    """The lock file of a thread in a store's lease folder (thread ids may hold any character)."""
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    return Path(f"{db}.leases") / f"{digest}.lock"
+    return folder / f"{digest}.lock"
 
 
 class Lease:
@@ -65,7 +74,7 @@ class Lease:
     def _lock(self) -> bool:
         if is_url(self.db):
             return self._lock_postgres()
-        path = lock_file(self.db, self.key)
+        path = lock_file(lease_folder(self.db), self.key)
         try:
             path.parent.mkdir(exist_ok=True)
             self._fd = filelock.take(path)
@@ -211,7 +220,7 @@ def holders(db: Db) -> dict[str, tuple]:
             return {}
         if is_url(db):
             return _held_postgres(sql, rows)
-    return {r[0]: tuple(r[1:]) for r in rows if filelock.held(lock_file(db, r[0]))}
+    return {r[0]: tuple(r[1:]) for r in rows if filelock.held(lock_file(lease_folder(db), r[0]))}
 
 
 def _held_postgres(sql: Sql, rows: list[tuple]) -> dict[str, tuple]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.runs.records import RecordError, load_record
-from wargraph.runs.trace import read_trace
+from wargraph.runs.trace import TraceError, read_trace
 from wargraph.view.pack import pack
 from wargraph.view.page import page
 from wargraph.view.panels import panels_for
@@ -64,7 +64,10 @@ def write_view(
         record = load_record(folder)
     except RecordError as exc:
         raise ViewError(str(exc)) from None
-    trace = read_trace(folder / "trace.jsonl")
+    try:
+        trace = read_trace(folder / "trace.jsonl", strict=True)
+    except TraceError as exc:
+        raise ViewError(str(exc)) from None
     target = Path(out) if out is not None else folder / "view.html"
     return _write(view_html(record, trace, db=db), target)
 
@@ -91,7 +94,11 @@ def stored_record(
     trace_path = ctx.trace_path if ctx.trace_path and Path(ctx.trace_path).is_file() else None
     record = build_record(values, thread_id=thread_id, trace_path=trace_path)
     folder = Path(trace_path).parent if trace_path else None
-    return record, read_trace(trace_path) if trace_path else [], folder
+    try:
+        trace = read_trace(trace_path, strict=True) if trace_path else []
+    except TraceError as exc:
+        raise ViewError(str(exc)) from None
+    return record, trace, folder
 
 
 def write_stored_view(db: str, thread_id: str, out: str | Path | None = None) -> Path:

@@ -239,6 +239,9 @@ def build_payload(
     order = _phases(events_in, [{**t, "phase": t.get("node")} for t in asked])
     index = {_key(at): i for i, at in enumerate(order)}
     thread = str(record.get("thread_id") or "?")
+    # the store named on the command line, else the one the game was played with
+    recorded = record.get("db")
+    db = db or (recorded if isinstance(recorded, str) and recorded.strip() else None)
 
     phases: list[dict[str, Any]] = []
     names = round_names(record, order)
@@ -315,6 +318,9 @@ def build_payload(
         "start": 1 if len(phases) > 1 and phases[0]["round"] == 0 else 0,
         "events": events,
         "calls": calls,
+        # model calls as `wargraph` counts them ("Model calls: N answered"): the other lines of
+        # a call (rejected, corrected, fallback, fault) describe a call already counted
+        "model_calls": sum(1 for c in calls if c["ev"] == "call"),
         "panels": {str(k): v for k, v in family_panels.items()},
         "costs": costs(calls, seats),
         "L": lines.table,

@@ -128,7 +128,15 @@ def report_only(t: Tournament, out_dir: str | Path | None = None) -> TournamentR
     data = read_json(out / "schedule.json")
     if data is None:
         raise TournamentError(f"{out}: no schedule.json here; run the tournament first")
-    games = [Game(g["index"], g["block"], g["seed"], g["seats"]) for g in data["games"]]
+    try:
+        games = [Game(g["index"], g["block"], g["seed"], g["seats"]) for g in data["games"]]
+        if not all(isinstance(g.seats, dict) for g in games):
+            raise TypeError("seats")
+    except (KeyError, TypeError, IndexError):  # edited by hand, or of another version
+        raise TournamentError(
+            f"{out / 'schedule.json'}: not a tournament schedule (games with index, block, seed "
+            "and seats); run the tournament again into a new folder"
+        ) from None
     summary = read_json(out / "summary.json") or {}
     stopped_by = str(summary.get("stopped_by", "schedule played"))
     with folder_lock(out):

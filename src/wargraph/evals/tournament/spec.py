@@ -104,7 +104,8 @@ class Tournament(BaseModel):
     games: int | None = Field(default=None, ge=1, le=100_000)
     adaptive: Stop | None = None
     score: Score = Field(default_factory=lambda: Score(kind="measure", measure="scores.{seat}"))
-    seed: int = 0
+    # non-negative (the ratings' bootstrap takes it as a generator seed), a whole number
+    seed: int = Field(default=0, ge=0, le=2**32 - 1, strict=True)
     model: str = "scripted"  # seats no entrant takes (the control, an umpire)
     context: ContextSpec = Field(default_factory=ContextSpec)
     concurrency: int = Field(default=2, ge=1, le=64)

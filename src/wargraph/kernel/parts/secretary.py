@@ -33,8 +33,12 @@ class Secretary:
         raise NotImplementedError("this secretary refuses nothing, so never asks again")
 
     def revised(self, table: Table, actor: str, proposal: Any, value: dict[str, Any]) -> Any:
-        """The proposal after a revision answer (default: the answer replaces it)."""
-        return table.world.orders_at(table.phase).proposal(table, actor, value)
+        """The proposal after a revision answer (default: the answer replaces it), read by the
+        Orders of the `order` mount that placed the proposal (`world["placed_by"]`, written
+        when `order` is mounted more than once), else of this mount's name."""
+        placed_by = (table.state.get("world") or {}).get("placed_by") or {}
+        mount = placed_by.get(actor) or table.phase
+        return table.world.orders_at(mount).proposal(table, actor, value)
 
     def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
         """The documented give-up after the last refused revision: what is played, and a note

@@ -76,7 +76,7 @@
     $("title").textContent = d.title;
     document.title = d.title + " — wargraph view";
     const bits = [d.family, "thread " + d.thread, d.done ? "finished" : "not finished"];
-    if (d.calls.length) bits.push(d.calls.length + " calls");
+    if (d.model_calls) bits.push(d.model_calls + (d.model_calls === 1 ? " model call" : " model calls"));
     $("subtitle").textContent = bits.join(" · ");
     if (d.error) notice("The game ended in error: " + d.error);
     if (d.trace_note) notice(d.trace_note);
