@@ -50,6 +50,9 @@ err = Console(stderr=True)
 
 
 _thread: list[str] = []  # the game this command works on: every error names it
+# How to go on after an unexpected failure: a game resumes by thread; an experiment or a
+# tournament by running the same command again (its finished games are kept).
+_go_on: list[str] = []
 
 
 @app.callback()
@@ -57,6 +60,7 @@ def _each_command() -> None:
     """Runs before every command: a command run in the same process after another one (tests,
     scripts using the Typer app) does not name the earlier command's game in its errors."""
     _thread.clear()
+    _go_on.clear()
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -127,6 +131,19 @@ def _context(
     return GameContext(
         model=model, role_models=per_role, seed=seed, humans=list(human), max_faults=max_faults
     )
+
+
+def _preflight(scenario: Any, ctx: Any, after: str) -> None:
+    """Each distinct model of the game asked once before it starts (wargraph.models.preflight): one
+    line naming the seats and the URL, and exit 2, when one cannot answer."""
+    from wargraph.models.preflight import PreflightError, preflight
+
+    try:
+        with _spinner("checking the models ..."):
+            preflight(scenario, ctx, after=after)
+    except PreflightError as exc:
+        err.print(f"[bold red]error:[/] {safe(exc)}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 def _stopped(exc: ModelUnavailable) -> NoReturn:
@@ -309,6 +326,7 @@ def play(
             overrides += [f"{key}={value}" for key, value in own.items()]
         sc = check_scenario(scenario, overrides)
         familyargs.check(command, sc.family, "play_options", "wargraph play")
+        _preflight(sc, ctx, "no game was created")
         with _spinner(f"playing {safe(scenario)} on {safe(model)} ..."):
             result = run_play(
                 sc,  # checked once, with its overrides applied
@@ -334,14 +352,32 @@ def resume(
         Path | None, typer.Option(help="Folder for the records (default: where the game wrote).")
     ] = None,
     show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
+    model: Annotated[
+        str | None,
+        typer.Option(help="Go on with this default model (recorded; see `wargraph games`)."),
+    ] = None,
+    role_model: Annotated[
+        list[str], typer.Option(help="ROLE=MODEL: go on with this model for a seat; repeatable.")
+    ] = [],
 ) -> None:
-    """Continue a stored game from its last checkpoint."""
+    """Continue a stored game from its last checkpoint, on the same models or others."""
+    import dataclasses
+
     from wargraph.runs.runner import load_run
     from wargraph.runs.runner import resume as run_resume
 
     thread = _on_thread(_whole_thread(db, thread))
     try:
         sc, ctx = load_run(db, thread)  # its people's seats, for what the terminal shows
+        per_role = _context(model or ctx.model, role_model, 0, [], 1).role_models
+        unknown = sorted(set(per_role) - set(sc.roles))
+        if unknown:
+            fail(f"--role-model {unknown[0]}: no such seat (seats: {', '.join(sc.roles)})")
+        if model or per_role:
+            changed = dataclasses.replace(
+                ctx, model=model or ctx.model, role_models={**ctx.role_models, **per_role}
+            )
+            _preflight(sc, changed, "the game was not resumed")
         with _spinner(f"resuming {safe(thread)} ..."):
             result = run_resume(
                 db=db,
@@ -349,6 +385,8 @@ def resume(
                 out_dir=out,
                 human_io=terminal_human,
                 progress=_seat_progress(sc, ctx.humans, show),
+                model=model,
+                role_models=per_role,
             )
     except ModelUnavailable as exc:
         _stopped(exc)
@@ -386,6 +424,7 @@ def games(
         "via",
         "status",
         "round",
+        "models",
         "last update",
     )
     for g in rows:
@@ -396,6 +435,7 @@ def games(
             text(f"{g.via}, copy of {g.copy_of}" if g.copy_of else g.via),
             text(g.status),
             str(g.round),
+            text(g.models),
             g.updated,
         )
     console.print(table if rows else text(f"no games in {db}"))
@@ -630,12 +670,40 @@ def replay(
     out: Annotated[Path, typer.Option(help="Folder for the report and each run's record.")] = Path(
         "runs/replay"
     ),
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare",
+            help="Also replay the stored condition with the same seeds and report the "
+            "difference in the family's measures with 95% intervals (OUT/compare.md, .csv).",
+        ),
+    ] = False,
 ) -> None:
     """Fork a stored game at a phase and replay it N times under a change (the original stays)."""
     from wargraph.runs.replay import print_report
     from wargraph.runs.replay import replay as run_replay
 
     thread = _on_thread(_whole_thread(db, thread))
+    if compare:
+        from wargraph.runs.replay_compare import compare as run_compare
+        from wargraph.runs.replay_compare import print_comparison
+
+        try:
+            with console.status(f"replaying {thread} at {phase}: baseline and change ..."):
+                both = run_compare(
+                    db=db,
+                    thread_id=thread,
+                    phase=phase,
+                    runs=runs,
+                    overrides=list(set_),
+                    model=model,
+                    out_dir=out,
+                    phases=phases,
+                )
+        except _known_errors() as exc:
+            fail(str(exc))
+        print_comparison(both, console)
+        return
     try:
         with console.status(f"replaying {thread} at {phase} ..."):
             result = run_replay(
@@ -763,6 +831,8 @@ def experiment(
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
 
+    _go_on[:] = [f"run `wargraph experiment {file}` again: its finished games are kept"]
+
     code = run_from_cli(
         file,
         runs=runs,
@@ -806,6 +876,7 @@ def tournament(
     """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
     from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
 
+    _go_on[:] = [f"run `wargraph tournament {file}` again: its finished games are kept"]
     code = run_tournament_cli(
         file,
         out=out,
@@ -829,7 +900,10 @@ def main() -> None:
     except SystemExit:
         raise
     except KeyboardInterrupt:
-        err.print("stopped; a game in progress resumes with `wargraph resume --thread ID`")
+        go_on = (
+            _go_on[0] if _go_on else "a game in progress resumes with `wargraph resume --thread ID`"
+        )
+        err.print(f"stopped; {safe(go_on)}", highlight=False)
         raise SystemExit(130) from None
     except OSError as exc:  # a path the system refused: which one and what to do, no log
         from wargraph.runs.userfiles import explain_os_error
@@ -850,7 +924,8 @@ def main() -> None:
             f"[bold red]error:[/] unexpected {type(exc).__name__}: {safe(exc)}{safe(where)}",
             highlight=False,
         )
-        err.print(f"details in {log}; games in progress resume with `wargraph resume`")
+        go_on = _go_on[0] if _go_on else "games in progress resume with `wargraph resume`"
+        err.print(f"details in {log}; {safe(go_on)}", highlight=False)
         raise SystemExit(1) from None
 
 

@@ -56,7 +56,7 @@ def test_an_embedded_crisis_stores_no_json_wrapper_text(tmp_path):
             assert e["text"].startswith(start), e["text"][:80]
 
 
-def test_a_missing_model_file_stops_and_the_game_resumes_once_it_is_there(tmp_path):
+def test_a_missing_model_file_is_refused_and_the_game_plays_once_it_is_there(tmp_path):
     # one player and the umpire, short answers: two small calls once the model is there
     scenario = tmp_path / "drill.yaml"
     scenario.write_text(
@@ -82,12 +82,13 @@ def test_a_missing_model_file_stops_and_the_game_resumes_once_it_is_there(tmp_pa
         env=env,
         timeout=120,
     )
-    assert first.returncode == 4, first.stdout + first.stderr
-    assert "cannot be loaded" in " ".join(first.stderr.split())
-    assert "Game over" not in first.stdout
+    # the preflight finds the missing file before the game exists (issue 29): no game, exit 2
+    assert first.returncode == 2, first.stdout + first.stderr
+    assert "no such GGUF file" in " ".join(first.stderr.split())
+    assert "Game over" not in first.stdout and not (tmp_path / "g.sqlite").exists()
     model.symlink_to(embedded_model_path())
     second = subprocess.run(
-        [*base, "resume", "--thread", "later", *where],
+        [*base, "play", str(scenario), "--model", f"gguf:{model}", "--thread", "later", *where],
         capture_output=True,
         text=True,
         env=env,

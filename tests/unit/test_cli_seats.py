@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,6 @@ import yaml
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.models.faults import EXIT_MODEL_UNAVAILABLE
 
 runner = CliRunner()
 
@@ -89,22 +87,25 @@ def test_prepare_with_the_scripted_decider_does_not_claim_a_fallback(tmp_path):
     assert "wrote" in r.output and "unusable" not in r.output and target.exists()
 
 
-def test_a_missing_model_file_stops_the_game_with_a_summary(tmp_path):
+def test_a_missing_model_file_is_found_before_the_game_exists(tmp_path):
+    """The preflight (issue 29): a GGUF path that is not there is one line naming the seats and
+    the path, exit 2, and no game (a model that goes missing mid-game still stops the game
+    resumably: tests/reliability/test_model_stop.py)."""
+    missing = tmp_path / "missing.gguf"
     r = runner.invoke(
         app,
         play_args(
             tmp_path,
             "azuristan_crimsonia",
             *("--out", str(tmp_path / "out"), "--thread", "nomodel"),
-            model=f"gguf:{tmp_path / 'missing.gguf'}",
+            model=f"gguf:{missing}",
         ),
     )
-    assert r.exit_code == EXIT_MODEL_UNAVAILABLE, r.output
+    assert r.exit_code == 2, r.output
     said = " ".join(r.output.split())  # the terminal wraps long lines
-    assert "cannot be loaded" in said and "resume --thread nomodel" in said
-    assert "Game over" not in said
-    # both players ask at once, so each may meet the missing file before the game stops
-    assert re.search(r"[12] transport faults", said) and "fallbacks: 0" in said
+    assert "no such GGUF file" in said and str(missing) in said and "azuristan" in said
+    assert "no game was created" in said and "Game over" not in said
+    assert not (tmp_path / "out").exists()
 
 
 def test_max_faults_must_be_positive(tmp_path):

@@ -99,6 +99,8 @@ def test_order_prompt_sections_stay_within_budget_with_long_texts(tmp_path):
         for name, text in prompt_sections(c["parts"]).items():
             budget = CONTEXT_BUDGETS.get(name)
             if budget is not None and estimate_tokens(text) > budget:
+                if name == "Your units" and "Next to:" not in text and "Near:" not in text:
+                    continue  # the least detail and still over: no unit is dropped (issue 29)
                 over.append((c["ask_id"], name, estimate_tokens(text), budget))
     assert not over, over[:5]
     # a message is cut, never dropped silently: the cut ends with the ellipsis

@@ -138,3 +138,19 @@ def test_diff_means():
     assert d.estimate == -3.0 and d.p_value == pytest.approx(0.1)
     assert d.lo <= -3.0 <= d.hi and d.hi < 0
     assert stats.diff_means([], [1]).estimate is None
+
+
+def test_paired_difference_uses_the_pairs():
+    """Runs with the same seed are pairs: a constant shift is exact, with a point interval,
+    although each arm alone varies widely; the sign-flip p-value is exact for few pairs."""
+    from wargraph.evals.stats import diff_paired, sign_flip_test
+
+    base = [1.0, 9.0, 4.0, 7.0, 2.0]
+    d = diff_paired([b + 1.0 for b in base], base)
+    assert d.estimate == 1.0 and d.lo == 1.0 and d.hi == 1.0
+    assert d.p_value == pytest.approx(2 / 32)  # only all-plus and all-minus are as extreme
+    same = diff_paired(base, base)
+    assert (same.estimate, same.lo, same.hi, same.p_value) == (0.0, 0.0, 0.0, 1.0)
+    assert sign_flip_test([]) is None
+    with pytest.raises(ValueError, match="same length"):
+        diff_paired([1.0], [1.0, 2.0])

@@ -207,7 +207,8 @@ def measure_figure(
         ax.errorbar(
             i,
             s.mean,
-            yerr=[[s.mean - s.lo], [s.hi - s.mean]],
+            # clamped: rounding must never make a bar's half-length negative (matplotlib refuses)
+            yerr=[[max(0.0, s.mean - s.lo)], [max(0.0, s.hi - s.mean)]],
             fmt="none",
             ecolor="black",
             capsize=4,

@@ -91,7 +91,9 @@ def bootstrap_ci(
     if xs.size == 0:
         return None, None
     if xs.size == 1 or np.all(xs == xs[0]):
-        v = float(stat(xs))
+        # a constant measure: its interval is the value itself (not numpy's mean of n copies,
+        # which can be a float step off the value, and off `mean_sd`'s exact mean)
+        v = float(xs[0]) if stat is np.mean else float(stat(xs))
         return v, v
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, xs.size, size=(n_boot, xs.size))
@@ -104,6 +106,10 @@ def bootstrap_ci(
 def summarise(values: Sequence[float], *, seed: int = 0, level: float = 0.95) -> Summary:
     mean, sd = mean_sd(values)
     lo, hi = bootstrap_ci(values, seed=seed, level=level)
+    if mean is not None and lo is not None and hi is not None:
+        # The bootstrap's means and `mean_sd`'s exact mean can differ by rounding: the interval
+        # always holds the mean it is reported with (a plot's error bars are never negative).
+        lo, hi = min(lo, mean), max(hi, mean)
     return Summary(len(values), mean, sd, lo, hi)
 
 
@@ -204,3 +210,43 @@ def diff_means(
     alpha = (1 - level) / 2
     lo, hi = np.quantile(bx - by, [alpha, 1 - alpha])
     return Difference(d, float(lo), float(hi), permutation_test(xs, ys, seed=seed), "permutation")
+
+
+def sign_flip_test(
+    d: Sequence[float] | np.ndarray,
+    *,
+    max_exact: int = 16,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> float | None:
+    """Two-sided p-value that paired differences `d` have mean 0: every sign flip counted when
+    there are at most `max_exact` pairs, else a seeded Monte Carlo estimate (+1 correction)."""
+    ds = np.asarray(d, float)
+    if ds.size == 0:
+        return None
+    observed = abs(ds.mean())
+    eps = 1e-12 * max(1.0, observed)
+    if ds.size <= max_exact:
+        signs = np.array(list(itertools.product((1.0, -1.0), repeat=ds.size)))
+        means = np.abs((signs * ds).mean(1))
+        return float((means >= observed - eps).mean())
+    rng = np.random.default_rng(seed)
+    signs = rng.choice((1.0, -1.0), size=(n_resamples, ds.size))
+    hits = int((np.abs((signs * ds).mean(1)) >= observed - eps).sum())
+    return (hits + 1) / (n_resamples + 1)
+
+
+def diff_paired(
+    x: Sequence[float], y: Sequence[float], *, seed: int = 0, level: float = 0.95
+) -> Difference:
+    """mean(x - y) over pairs (x[i], y[i]) (runs of two conditions with the same seed) with a
+    percentile bootstrap interval of the mean difference and a sign-flip test p-value."""
+    if len(x) != len(y):
+        raise ValueError(f"paired samples need the same length (got {len(x)} and {len(y)})")
+    d = np.asarray(x, float) - np.asarray(y, float)
+    if d.size == 0:
+        return Difference(None, None, None, None, "sign flip")
+    est = float(statistics.fmean(d.tolist()))
+    lo, hi = bootstrap_ci(d.tolist(), seed=seed, level=level)
+    assert lo is not None and hi is not None
+    return Difference(est, min(lo, est), max(hi, est), sign_flip_test(d, seed=seed), "sign flip")

@@ -23,6 +23,7 @@ class GameRow:
     family: str = "?"
     via: str = "?"  # "cli" (a wargraph command started it) or "serve" (a client of the server)
     copy_of: str = ""  # the thread this game was copied from (a served thread copy), if any
+    models: str = ""  # which models played, and from which round when a resume changed them
 
 
 def _status(tup: Any, held: tuple | None) -> str:
@@ -68,6 +69,7 @@ def _row(saver: Saver, tid: str, held: tuple | None) -> GameRow:
         family=str(spec.get("family") or "?"),
         via=str(run.get("origin") or "cli"),
         copy_of=str(run.get("copy_of") or ""),
+        models=models_text(run),
     )
 
 
@@ -112,8 +114,24 @@ def as_json(row: GameRow) -> dict[str, Any]:
         "copy_of": row.copy_of or None,
         "status": row.status,
         "round": row.round,
+        "models": row.models,
         "updated": row.updated,
     }
+
+
+def models_text(run: dict[str, Any]) -> str:
+    """`openai:x` or, after a resume on other models, `embedded; from round 3: openai:x`
+    (seats with their own model as `ROLE=MODEL`)."""
+    from wargraph.runs.runner import model_history
+
+    if not run:
+        return "?"
+    parts = []
+    for i, h in enumerate(model_history(run)):
+        own = ", ".join(f"{r}={m}" for r, m in sorted((h.get("role_models") or {}).items()))
+        text = str(h.get("model", "?")) + (f" ({own})" if own else "")
+        parts.append(text if i == 0 else f"from round {h.get('from_round', '?')}: {text}")
+    return "; ".join(parts)
 
 
 def _when(stamp: str) -> str:

@@ -60,9 +60,33 @@ def build_record(
         "world": values.get("world", {}),
         "usage": usage_from_trace(trace),
     }
+    models = models_from_trace(trace)
+    if models:  # games on models (not scripted seats alone): which calls ran on which model
+        record["models"] = models
     if failure(trace_path):  # a cut trace under-counts: say so rather than look complete
         record["trace_error"] = f"the trace could not be written in full ({failure(trace_path)})"
     return record
+
+
+def models_from_trace(trace: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Which calls ran on which model (a game resumed on another model has several): per model,
+    its answered calls, the seats it played and the first and last round it answered."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in trace:
+        if e.get("event") != "call" or not e.get("model"):
+            continue
+        m = out.setdefault(
+            str(e["model"]), {"calls": 0, "roles": [], "first_round": None, "last_round": None}
+        )
+        m["calls"] += 1
+        role = str(e.get("role", "?"))
+        if role not in m["roles"]:
+            m["roles"].append(role)
+        r = e.get("round")
+        if isinstance(r, int):
+            m["first_round"] = r if m["first_round"] is None else min(m["first_round"], r)
+            m["last_round"] = r if m["last_round"] is None else max(m["last_round"], r)
+    return out
 
 
 def transcript(record: dict[str, Any]) -> str:

@@ -8,8 +8,9 @@ thread with `update_state(..., as_node=<the node that wrote it>)` (a new thread,
 with every seat's private memory as it stood then (the agents' own checkpoint namespaces), then
 plays on until the stop rule holds. The change is a set of `--set` overrides to the stored
 scenario (another prompt variant, another model for one power, an instruction for one power)
-and/or another default model. Each run gets its own seed (base seed + run number), so runs differ
-even with a deterministic decider.
+and/or another default model; it reaches the seats from the fork on, or is refused naming it
+(`src/wargraph/runs/replay_change.py`; `--compare`: `src/wargraph/runs/replay_compare.py`). Each run gets its own
+seed (base seed + run number), so runs differ even with a deterministic decider.
 
 A family may refine the analysis with hooks its entry declares (`Family.critical_state`,
 `checkpoint_label`, `replay_stop`, `replay_outcome`, `replay_summary`, `replay_files`; see
@@ -33,6 +34,7 @@ from typing import Any
 
 from wargraph.kernel.context import GameContext
 from wargraph.runs.records import build_record, write_record
+from wargraph.runs.replay_change import apply_change, check_model
 from wargraph.runs.runner import GameError, build_for, load_run, thread_config
 from wargraph.kernel.scenario import Scenario, load_scenario
 from wargraph.store.saver import Saver, open_saver
@@ -263,11 +265,17 @@ def replay(
         end = next((s for s in history[i:] if stop(start, dict(s.values), phases)), None)
         result.original = outcome_of(start, dict(end.values)) if end is not None else None
 
-        values = {**start, "spec": scenario.model_dump()}
+        # the change reaches the seats from the fork on (their briefs, profiles, models), or
+        # is refused naming what cannot apply (wargraph.runs.replay_change)
+        check_model(model, scenario, ctx)
+        applied = apply_change(stored, scenario, overrides, start, ctx, phase=phase)
+        result.change["rewritten"] = applied.rewritten
+        values = {**start, "events": applied.events, "spec": scenario.model_dump()}
         for k in range(1, runs + 1):
             new_thread = f"{thread_id}-replay-{tag}-{k}"
             run_dir = out / f"run_{k}" if out is not None else None
             run_ctx = _ctx_for(ctx, model, ctx.seed + k, run_dir)
+            run_ctx.role_models = dict(applied.role_models)
             config = thread_config(new_thread)
             # stored with the fork's first checkpoint (written by update_state below)
             saver.register_run(
@@ -300,7 +308,7 @@ def replay(
                 record = build_record(
                     dict(last), thread_id=new_thread, trace_path=run_ctx.trace_path
                 )
-                write_record(record, run_dir)
+                run["record"] = str(write_record(record, run_dir))
                 # the family's own files of a run (Diplomacy: the replayed phases' maps)
                 files_of(start, dict(last), run_dir)
             if progress:

@@ -223,11 +223,16 @@ def resume(
     human_io: HumanIO | None = None,
     progress: Progress | None = None,
     answers: dict[str, Any] | None = None,
+    model: str | None = None,
+    role_models: dict[str, str] | None = None,
 ) -> PlayResult:
     """Continue a stored game from its last checkpoint: nothing lost, nothing doubled.
 
     Without `out_dir` the game's files go where it wrote them before; into another folder, the
-    trace so far is copied along (one trace per game)."""
+    trace so far is copied along (one trace per game). With `model` / `role_models` the game
+    goes on with another default model or other models for some seats: the change is stored
+    with the game's run (`models`: from which round each set of models played, shown by
+    `wargraph games`) and every call in the trace names its model."""
     config = thread_config(thread_id)
     with _held(db, thread_id, "resume", create=False) as (saver, held):
         found = _run_of(saver, thread_id)
@@ -246,9 +251,47 @@ def resume(
         state = graph.get_state(config)
         if not state.values:
             raise GameError(f"thread {thread_id!r} has no checkpoint yet; play it again")
+        if model or role_models:
+            _switch_models(saver, thread_id, ctx, state.values, model, role_models or {})
         first: Any = Command(resume=answers) if answers else None
         waiting, values = _drive(graph, first, config, ctx, human_io, progress, held)
         return _finish(values, thread_id, ctx, out_dir, waiting, db)
+
+
+def model_history(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """From which round each set of models played a stored game (one entry if never changed)."""
+    ctx = run.get("context") or {}
+    first = {
+        "from_round": 1,
+        "model": ctx.get("model", "embedded"),
+        "role_models": dict(ctx.get("role_models") or {}),
+    }
+    return list(run.get("models") or [first])
+
+
+def _switch_models(
+    saver: Saver,
+    thread_id: str,
+    ctx: GameContext,
+    values: dict[str, Any],
+    model: str | None,
+    role_models: dict[str, str],
+) -> None:
+    """Go on with other models: the run stored with the next checkpoint carries them and the
+    history of which models played from which round."""
+    run = saver.run_of(thread_id) or {}
+    history = model_history(run)
+    if model:
+        ctx.model = model
+    ctx.role_models = {**ctx.role_models, **role_models}
+    history.append(
+        {
+            "from_round": int(values.get("round", 0) or 0),
+            "model": ctx.model,
+            "role_models": dict(ctx.role_models),
+        }
+    )
+    saver.register_run(thread_id, {**run, "context": dataclasses.asdict(ctx), "models": history})
 
 
 def thread_config(thread_id: str) -> RunnableConfig:

@@ -32,6 +32,7 @@ from wargraph.models.faults import (
     DEFAULT_MAX_FAULTS,
     ModelUnavailable,
     current_thread_id,
+    fault_text,
     stop_message,
     streaks,
 )
@@ -384,7 +385,7 @@ class LLMDecider:
                 streaks.answered(game)
                 return reply, None
             except Exception as exc:  # endpoint faults of every kind end in the fallback
-                error = f"{type(exc).__name__}: {str(exc)[:300]}"
+                error = fault_text(exc, self.ref)
                 self._trace(
                     ask,
                     "fault",

@@ -223,8 +223,9 @@ def figures(st: Standing, out: Path) -> None:
     y = np.arange(len(order))[::-1]
     fig, ax = plt.subplots(figsize=(6, 0.5 * len(order) + 1.2))
     est = [fit[n]["strength"] for n in order]
-    lo = [fit[n]["strength"] - fit[n]["lo"] for n in order]
-    hi = [fit[n]["hi"] - fit[n]["strength"] for n in order]
+    # clamped: a bound a rounding step inside its estimate must not be a negative error bar
+    lo = [max(0.0, fit[n]["strength"] - fit[n]["lo"]) for n in order]
+    hi = [max(0.0, fit[n]["hi"] - fit[n]["strength"]) for n in order]
     ax.errorbar(est, y, xerr=[lo, hi], fmt="o", capsize=4)
     ax.set_yticks(y, order)
     ax.axvline(0, color="grey", lw=0.5)

@@ -205,27 +205,49 @@ def phase_title(info: engine.PhaseInfo) -> str:
 UNITS_LEGEND = "Write each order in full, unit first: F ARM - ANK, F ARM S A CON - ANK, F ARM H."
 
 
-def unit_blocks_text(table: Table, power: str) -> str:
-    """Each unit with its legal orders (compact) and, room allowing, its nearest foreign units
-    and centres: the most detail that fits the section's budget (order questions)."""
+def units_plan(table: Table, power: str) -> tuple[str, int]:
+    """Every unit of the power with its orders, always (a seat cannot order a unit its prompt
+    leaves out), and the step of detail used (0: the most). Within the section's budget the most
+    detail that fits; over it, other powers' detail gives way first: the nearest foreign units,
+    then the places next to each unit (with their occupants), and last the unit's support and
+    convoy orders (counted, its holds and moves listed). The board, the same text for every
+    power (a shared prompt prefix), is left whole. Even the least detail keeps every unit, over
+    the budget if need be."""
     n = scenario_of(table).diplomacy.nearest
     legal = legal_of(table, power)
     budget = _room("Your units")
 
-    def blocks(game: Any) -> str:
+    def plan(game: Any) -> tuple[str, int]:
         found = G.unit_blocks(game, power, n_foreign=n, n_centres=n, legal=legal)
         if not found:
-            return ""
+            return "", 0
         room = budget - estimate_tokens(UNITS_LEGEND) - 6
         lines = [G.unit_lines(b) for b in found]
+        for x in lines:
+            x["unit"] = x["head"].split(". Next to:", 1)[0]
         cost = {k: sum(estimate_tokens(x[k]) + 1 for x in lines) for k in lines[0]}
-        for near, supports in ((True, True), (False, True), (False, False)):
-            if cost["head"] + near * cost["near"] + cost["orders" if supports else "moves"] <= room:
+        # (near, the unit's line with or without its neighbours, orders or moves only)
+        ladder = [
+            (True, "head", "orders"),
+            (False, "head", "orders"),
+            (False, "unit", "orders"),
+            (False, "unit", "moves"),
+        ]
+        for step in ladder:
+            near, head, orders = step
+            if cost[head] + near * cost["near"] + cost[orders] <= room:
                 break
-        text = "\n".join(G.render_unit_compact(x, near=near, supports=supports) for x in lines)
-        if estimate_tokens(text) > room:  # even the least detail is too long: whole lines
-            text = "\n".join(fit_lines(text.splitlines(), room))
-        return UNITS_LEGEND + "\n" + text
+        text = "\n".join(
+            "\n".join(y for y in (x[head], x["near"] if near else "", x[orders]) if y)
+            for x in lines
+        )
+        return UNITS_LEGEND + "\n" + text, ladder.index(step)
 
-    text = position_of(table).derived(("blocks", power, n, budget), blocks)
+    return position_of(table).derived(("units plan", power, n, budget), plan)
+
+
+def unit_blocks_text(table: Table, power: str) -> str:
+    """Each unit with its legal orders (compact) and, room allowing, its nearest foreign units
+    and centres (order questions): see `units_plan`. No unit is ever left out."""
+    text, _ = units_plan(table, power)
     return "# Your units\n" + text if text else ""
