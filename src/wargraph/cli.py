@@ -88,6 +88,10 @@ def _whole_thread(db: str, given: str) -> str:
 
 
 DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
+PROFILE_HELP = (
+    "Model profile of every AI seat: small or capable (default: from each seat's model; "
+    "docs/model-profiles.md)."
+)
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
@@ -113,10 +117,19 @@ def _known_errors() -> tuple[type[Exception], ...]:
 
 
 def _context(
-    model: str, role_model: list[str], seed: int, human: list[str], max_faults: int
+    model: str,
+    role_model: list[str],
+    seed: int,
+    human: list[str],
+    max_faults: int,
+    *,
+    profile: str | None = None,
+    role_profile: list[str] | None = None,
+    call_timeout: float | None = None,
 ) -> GameContext:
     from wargraph.kernel.context import GameContext
     from wargraph.models.chat import parse_model_ref
+    from wargraph.models.profiles import parse_role_profiles, profile_named
 
     parse_model_ref(model)
     per_role: dict[str, str] = {}
@@ -128,8 +141,19 @@ def _context(
         per_role[role] = ref
     if max_faults < 1:
         fail(f"--max-faults {max_faults}: expected 1 or more")
+    if profile is not None:
+        profile_named(profile)
+    if call_timeout is not None and not call_timeout > 0:
+        fail(f"--call-timeout {call_timeout:g}: expected seconds above 0")
     return GameContext(
-        model=model, role_models=per_role, seed=seed, humans=list(human), max_faults=max_faults
+        model=model,
+        role_models=per_role,
+        seed=seed,
+        humans=list(human),
+        max_faults=max_faults,
+        profile=profile,
+        role_profiles=parse_role_profiles(role_profile or []),
+        call_timeout=call_timeout,
     )
 
 
@@ -303,6 +327,14 @@ def play(
         int, typer.Option(help="Failed model calls in a row before the game stops (resumable).")
     ] = DEFAULT_MAX_FAULTS,
     show: Annotated[str, typer.Option(help=SHOW_HELP, callback=_check_show)] = "seats",
+    profile: Annotated[str | None, typer.Option(help=PROFILE_HELP)] = None,
+    role_profile: Annotated[
+        list[str], typer.Option(help="ROLE=small|capable, repeatable; overrides --profile.")
+    ] = [],
+    call_timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds one model call may take (default: the profile's, 60 or 300)."),
+    ] = None,
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model). The
     game's family may take options of its own (below), given after the scenario."""
@@ -319,7 +351,16 @@ def play(
     if rounds is not None:
         overrides.append(f"rounds={rounds}")
     try:
-        ctx = _context(model, role_model, seed, human, max_faults)
+        ctx = _context(
+            model,
+            role_model,
+            seed,
+            human,
+            max_faults,
+            profile=profile,
+            role_profile=role_profile,
+            call_timeout=call_timeout,
+        )
         if familyargs.pending(command):  # the family's own options: known once its scenario is read
             family = load_scenario(scenario, overrides).family
             own = familyargs.values(command, family, "play_options", "wargraph play")

@@ -82,7 +82,8 @@ def test_game_through_an_openai_compatible_server(llama_server, tmp_path):
             "rounds=1",
             "questions=[{text: 'Did armed conflict occur?', options: [yes, no]}]",
         ],
-        context=GameContext(model=model, max_tokens=120, call_timeout=120),
+        # SmolLM2 behind a server: the small profile, as docs/model-profiles.md advises
+        context=GameContext(model=model, max_tokens=120, call_timeout=120, profile="small"),
         db=tmp_path / "g.sqlite",
         out_dir=tmp_path / "out",
     )

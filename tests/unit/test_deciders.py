@@ -128,8 +128,8 @@ def fake(*replies):
 
 def test_llm_decider_reasks_once_with_the_error_then_succeeds(tmp_path):
     trace = tmp_path / "t.jsonl"
-    decider = LLMDecider(
-        {"model": "openai:fake@http://x", "trace_path": str(trace)},
+    decider = LLMDecider(  # the small profile peels JSON off prose, and says so when it cannot
+        {"model": "openai:fake@http://x", "trace_path": str(trace), "profile": "small"},
         model=fake("[]", '{"plan": "ok"}'),
     )
     out = decider.decide(ask(), Plan)

@@ -39,10 +39,13 @@ def recording(*replies: str, finish: str = "stop") -> Recording:
     )
 
 
-def decide(schema_cls, the_ask, *replies: str, tmp_path, finish: str = "stop"):
+def decide(
+    schema_cls, the_ask, *replies: str, tmp_path, finish: str = "stop", profile: str = "small"
+):
+    """The small profile's repairs are what most tests here check (wargraph.models.profiles)."""
     trace = tmp_path / "t.jsonl"
     model = recording(*replies, finish=finish)
-    seat = {"model": ENDPOINT, "trace_path": str(trace), "retries": 0}
+    seat = {"model": ENDPOINT, "trace_path": str(trace), "retries": 0, "profile": profile}
     out = LLMDecider(seat, model=model).decide(the_ask, schema_cls)
     return out, read_trace(trace), model.calls
 

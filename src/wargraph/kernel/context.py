@@ -31,10 +31,17 @@ class GameContext:
     """Longest answer of one model call, in tokens."""
     trace_path: str | None = None
     """Where each model call is appended as one JSON line; None keeps no trace file."""
-    call_timeout: float = 60.0
-    """Seconds one model call may take before it counts as a transport fault."""
-    retries: int = 2
-    """Transport retries per model call (with back-off) before the re-ask and the fallback."""
+    call_timeout: float | None = None
+    """Seconds one model call may take before it counts as a transport fault (None: the seat's
+    profile's, 60 s small, 300 s capable; wargraph.models.profiles)."""
+    retries: int | None = None
+    """Transport retries per model call (with back-off) before the re-ask and the fallback (None:
+    the seat's profile's)."""
+    profile: str | None = None
+    """Model profile of every AI seat: small or capable (None: chosen from each seat's model;
+    docs/model-profiles.md)."""
+    role_profiles: dict[str, str] = field(default_factory=dict)
+    """Per-role model profile, overriding the scenario and `profile`."""
     max_faults: int = DEFAULT_MAX_FAULTS
     """Model calls in a row that fail every retry before the game stops (resumable)."""
 

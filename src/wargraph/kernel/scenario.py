@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from wargraph.runs.userfiles import UserFileError, read_regular
 
@@ -66,6 +74,17 @@ class Role(BaseModel):
     prompt_variant: str | None = None
     review: bool = False
     memory: MemoryPolicy | None = None
+    model_profile: Literal["small", "capable"] | None = None
+    """The seat's model profile (wargraph.models.profiles; None: chosen from its model)."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_profile(self, handler: Any) -> Any:
+        """A role that names no profile is stored as before profiles existed (records and
+        their fingerprints unchanged)."""
+        out = handler(self)
+        if isinstance(out, dict) and out.get("model_profile") is None:
+            out.pop("model_profile", None)
+        return out
 
     @property
     def persona_text(self) -> str:

@@ -11,6 +11,7 @@ from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario, ScenarioError, validate_data
 from wargraph.kernel.state import Event, GameState, make_event
 from wargraph.kernel.views import view_for
+from wargraph.models.profiles import Profile, seat_profile
 from wargraph.seats.bots import is_bot
 from wargraph.seats.deciders import Ask, Seat
 from wargraph.seats.names import scenario_names
@@ -134,17 +135,21 @@ class Table:
                 r.max_tokens,
                 r.review,
             )
+            profile: str | None = r.model_profile
         except KeyError:  # teams and secretaries that are not scenario roles
             kind, model, temp, max_tokens, review = "ai", None, None, None, False
+            profile = None
         ctx = self.context
         model = ctx.role_models.get(role) or model or ctx.model
+        # the run's profile, then the scenario's; none named: chosen from the model (seat_profile)
+        profile = ctx.role_profiles.get(role) or ctx.profile or profile
         if role in ctx.humans:
             kind = "human"
         elif (
             model == "scripted" or is_bot(model)
         ) and kind != "human":  # a scenario's person stays a person
             kind = "scripted"
-        return {
+        seat: Seat = {
             "kind": kind,
             "model": model,
             "temperature": ctx.temperature if temp is None else temp,
@@ -156,6 +161,13 @@ class Table:
             "max_faults": ctx.max_faults,
             "trace_path": ctx.trace_path,
         }
+        if profile:  # else chosen from the model (seat_profile)
+            seat["profile"] = profile
+        return seat
+
+    def profile(self, role: str) -> Profile:
+        """The model profile a seat plays under (wargraph.models.profiles)."""
+        return seat_profile(self.seat(role))
 
     def notes_from(self, role: str) -> int:
         """The first round whose private notes a seat still reads: its memory policy bounds its

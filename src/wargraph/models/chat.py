@@ -390,28 +390,35 @@ def structured_kwargs(
     return {"response_format": {"type": "json_object", "schema": schema}}
 
 
-# Prose without a grammar: a stronger repeat penalty than JSON needs (the small model loops), a
-# stop at the first blank line (answers are one paragraph; the small model otherwise rambles on
-# with new "turns") or at a new line that opens like the quoted context ("[round 1, ...",
-# "> ..."), which a small model imitates after its answer, and, in process, a cap near what a
-# paragraph needs (it rarely stops earlier).
+# Prose without a grammar under the small profile (wargraph.models.profiles.SMALL says why).
 PLAIN_REPEAT_PENALTY = 1.2
 PLAIN_STOP = ["\n\n", "\n[", "\n>"]
 PLAIN_CAP = 120
 
 
-def plain_text_kwargs(ref: ModelRef, max_tokens: int) -> dict[str, Any]:
-    """How to ask a backend for prose: no response format, a stop and a length cap.
+def plain_text_kwargs(ref: ModelRef, max_tokens: int, profile: Any = None) -> dict[str, Any]:
+    """How to ask a backend for prose under a profile (wargraph.models.profiles; default small): no
+    response format, the profile's stops and, in process, its length cap and repeat penalty.
 
-    llama.cpp in process also gets the repeat penalty; OpenAI-compatible servers keep the
-    model's own cap (sent under both names to a server given by URL: `capped_payload`)."""
+    OpenAI-compatible servers keep the model's own cap (sent under both names to a server given
+    by URL: `capped_payload`). The capable profile sends no stop: a heading and a blank line
+    are part of an answer."""
+    if profile is None:
+        from wargraph.models.profiles import SMALL
+
+        profile = SMALL
+    out: dict[str, Any] = {}
     if ref.provider in ("embedded", "gguf"):
-        return {
-            "max_tokens": min(max_tokens, PLAIN_CAP),
-            "stop": PLAIN_STOP,
-            "repeat_penalty": PLAIN_REPEAT_PENALTY,
-        }
-    return {"stop": PLAIN_STOP}
+        cap = profile.plain_cap
+        out["max_tokens"] = min(max_tokens, cap) if cap else max_tokens
+        if profile.plain_stop:
+            out["stop"] = list(profile.plain_stop)
+        if profile.plain_repeat_penalty is not None:
+            out["repeat_penalty"] = profile.plain_repeat_penalty
+        return out
+    if profile.plain_stop:
+        out["stop"] = list(profile.plain_stop)
+    return out
 
 
 def usage_of(message: Any) -> tuple[int, int]:

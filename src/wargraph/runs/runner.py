@@ -102,6 +102,18 @@ def _run_of(saver: Saver, thread_id: str) -> tuple[Scenario, GameContext] | None
     return validate_data(run["scenario"], where), ctx
 
 
+def check_profiles(ctx: GameContext) -> None:
+    """Refuse an unknown profile name or call timeout before anything is written
+    (wargraph.models.profiles.ProfileError, a ModelRefError: one line)."""
+    from wargraph.models.profiles import ProfileError, profile_named
+
+    for name in [ctx.profile, *ctx.role_profiles.values()]:
+        if name is not None:
+            profile_named(name)
+    if ctx.call_timeout is not None and not ctx.call_timeout > 0:
+        raise ProfileError(f"call timeout {ctx.call_timeout}: expected seconds above 0")
+
+
 def load_run(db: str | Path, thread_id: str) -> tuple[Scenario, GameContext]:
     """The scenario and settings a stored game was started with (for resume and replay)."""
     with open_saver(db, create=False) as saver:
@@ -185,6 +197,8 @@ def play(
     ctx = dataclasses.replace(context or GameContext())
     sc.check_seats("--human", ctx.humans)
     sc.check_seats("--role-model", ctx.role_models)
+    sc.check_seats("--role-profile", ctx.role_profiles)
+    check_profiles(ctx)
     thread_id = thread_id or uuid.uuid4().hex[:12]
     if out_dir is not None:
         rundir.check(out_dir)  # before the lease or any model call: a bad folder fails at once

@@ -36,12 +36,14 @@ from wargraph.models.faults import (
     stop_message,
     streaks,
 )
+from wargraph.models.profiles import Profile, seat_profile
 from wargraph.runs.trace import record_call
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
 from wargraph.seats.bots import BotDecider, is_bot
 from wargraph.seats.echoes import drop_restated
+from wargraph.seats.limits import Cut, cut_to_limits, limits_line, over_limit_reason, over_limits
 from wargraph.seats.names import Correction, correct_names, correct_value, map_free_text
-from wargraph.seats.plaintext import text_field, trim_to_sentence, unwrap_text
+from wargraph.seats.plaintext import as_written, text_field, trim_to_sentence, unwrap_text
 from wargraph.seats.schemas import fit_lengths, flat_json_schema, grammar_schema
 from wargraph.seats.scripted import ScriptedDecider, stable_seed
 
@@ -58,8 +60,9 @@ class Seat(TypedDict, total=False):
     max_tokens: int
     seed: int
     review: bool
-    retries: int
-    timeout: float
+    retries: int | None  # None: the profile's
+    timeout: float | None  # None: the profile's
+    profile: str  # small | capable (wargraph.models.profiles); absent: chosen from the model
     max_faults: int  # failed calls in a row (each after its retries) before the game stops
     trace_path: str | None
 
@@ -129,10 +132,17 @@ def over_length(value: Any, schema: dict[str, Any], where: str = "") -> list[str
     return out
 
 
-def parse_answer(raw: Any, schema: type[M], *, cut: bool = True) -> M:
+def parse_answer(
+    raw: Any,
+    schema: type[M],
+    *,
+    lengths: str = "fit",
+    cuts: list[Cut] | None = None,
+    cut: bool = True,
+) -> M:
     """Validate a model's or a person's answer. Raises ValueError with a message to send back.
-    `cut=False` (a person's answer): text over its limit is refused with the limit, never cut
-    (a model's is cut, the documented fallback)."""
+    `cut=False` (a person's answer): text over its limit is refused with the limit, never cut.
+    A model's text over its limit: `lengths`, `cuts` (see `plain_answer`)."""
     if isinstance(raw, BaseModel):
         raw = raw.model_dump()
     if isinstance(raw, str):
@@ -162,7 +172,8 @@ def parse_answer(raw: Any, schema: type[M], *, cut: bool = True) -> M:
         longer = over_length(raw, flat_json_schema(schema))
         if longer:
             raise ValueError(f"too long, write it shorter ({'; '.join(longer[:5])})")
-    return validate_value(raw, schema)
+        return validate_value(raw, schema)
+    return validate_value(check_lengths(raw, schema, lengths, cuts), schema)
 
 
 def validate_value(raw: dict[str, Any], schema: type[M]) -> M:
@@ -186,13 +197,21 @@ def plain_answer(
     *,
     start: str = "",
     instructions: str = "",
+    lengths: str = "fit",
+    cuts: list[Cut] | None = None,
+    shape: bool = True,
 ) -> tuple[BaseModel, list[Correction], list[str]]:
-    """A model's prose for a one-text-field question, put into the field in code, less the
+    """A model's prose for a one-text-field question, put into the field in code (`shape`: its
+    wrappers peeled off, `unwrap_text`; else as written, `as_written`), less the
     sentences that restate its `instructions` (wargraph.seats.echoes), with the sides' misspelt names
     corrected (`names`: the ask's sides and entities; see wargraph.seats.names); and the corrections
     and the sentences dropped. An answer that is only the `start` it was given ("In move 1,"),
-    or only instructions restated, is not usable: it says nothing."""
-    text = unwrap_text(str(reply.content), field)
+    or only instructions restated, is not usable: it says nothing.
+
+    `lengths` (`check_lengths`): "fit" cuts text over its limit to it (the small profile), "ask"
+    refuses it with the limit, "cut" cuts it at a sentence or word end and adds to `cuts`; a
+    reply the length cap ended is then cut at its last sentence end, and counted in `cuts` too."""
+    text = (unwrap_text if shape else as_written)(str(reply.content), field)
 
     def says_nothing(text: str) -> bool:  # nothing but the start it was given, and punctuation
         return not text.strip().removeprefix(start.strip()).strip(" \n,.;:-")
@@ -200,14 +219,46 @@ def plain_answer(
     if start and says_nothing(text):
         raise ValueError(f"the answer stops after its first words ({start.strip()!r})")
     if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
+        whole = text
         text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
+        if lengths != "fit" and cuts is not None and text != whole:
+            cuts.append(
+                {
+                    "field": field,
+                    "chars": len(whole),
+                    "limit": 0,
+                    "kept": len(text),
+                    "why": "tokens",
+                }
+            )
     text, dropped = drop_restated(text, instructions) if instructions else (text, [])
     if dropped and says_nothing(text):
         raise ValueError("the answer only restates its instructions; answer the question itself")
     fixes: list[Correction] = []
     if names:
         text, fixes = correct_names(text, names.get("sides", []), names.get("entities", []))
-    return validate_value({field: text}, schema), fixes, dropped
+    value = check_lengths({field: text}, schema, lengths, cuts)
+    return validate_value(value, schema), fixes, dropped
+
+
+def check_lengths(
+    value: dict[str, Any], schema: type[BaseModel], lengths: str, cuts: list[Cut] | None
+) -> dict[str, Any]:
+    """Text over its limit under `lengths` (see `plain_answer`): "fit" leaves it to
+    `validate_value` (cut to the limit), "ask" raises with the limits, "cut" cuts it at a
+    sentence or word end (`wargraph.seats.limits.cut_text`) and adds each cut to `cuts`."""
+    if lengths == "fit":
+        return value
+    flat = flat_json_schema(schema)
+    if lengths == "ask":
+        found = over_limits(value, flat)
+        if found:
+            raise ValueError(over_limit_reason(found))
+        return value
+    value, made = cut_to_limits(value, flat)
+    if cuts is not None:
+        cuts.extend(made)
+    return value
 
 
 def json_answer(
@@ -216,12 +267,15 @@ def json_answer(
     names: dict[str, list[str]] | None = None,
     *,
     instructions: str = "",
+    lengths: str = "fit",
+    cuts: list[Cut] | None = None,
 ) -> tuple[BaseModel, list[Correction], list[str]]:
-    """A model's JSON answer, validated, its free-text fields (fields picked from an enum stay)
-    less the sentences that restate its `instructions` and with the sides' misspelt names
-    corrected (`names`: the ask's sides and entities); and the corrections and the sentences
-    dropped. A text field left empty by the dropping fails validation where it must have text."""
-    answer = parse_answer(raw, schema)
+    """A model's JSON answer, validated (text over its limit: `lengths`, `cuts`, see
+    `plain_answer`), its free-text fields (fields picked from an enum stay) less the sentences
+    that restate its `instructions` and with the sides' misspelt names corrected (`names`: the
+    ask's sides and entities); and the corrections and the sentences dropped. A text field left
+    empty by the dropping fails validation where it must have text."""
+    answer = parse_answer(raw, schema, lengths=lengths, cuts=cuts)
     value, flat = answer.model_dump(), flat_json_schema(schema)
     dropped: list[str] = []
     if instructions:
@@ -255,17 +309,23 @@ class LLMDecider:
     def __init__(self, seat: Seat, model: Any = None) -> None:
         self.seat = seat
         self.ref: ModelRef = parse_model_ref(seat.get("model"))
+        self.profile: Profile = seat_profile(seat)
         self._given = model  # a ready chat model (tests, custom backends); else built lazily
+
+    @property
+    def max_tokens(self) -> int:
+        return max(int(self.seat.get("max_tokens") or 200), self.profile.min_tokens)
 
     def _model(self) -> BaseChatModel:
         if self._given is not None:
             return self._given
+        timeout = self.seat.get("timeout")
         return chat_model(
             self.ref,
             temperature=float(self.seat.get("temperature", 0.7)),
-            max_tokens=int(self.seat.get("max_tokens", 200)),
+            max_tokens=self.max_tokens,
             seed=int(self.seat.get("seed", 0)),
-            timeout=float(self.seat.get("timeout", 60.0)),
+            timeout=float(timeout if timeout is not None else self.profile.call_timeout),
         )
 
     def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
@@ -276,14 +336,20 @@ class LLMDecider:
 
         json_schema = flat_json_schema(schema)
         field = text_field(schema)
+        profile = self.profile
         if field is not None:
             # prose needs no grammar: several times faster, and no JSON to nest the text in
             limit = json_schema["properties"][field].get("maxLength")
-            cap = int(self.seat.get("max_tokens", 200))
-            bind = plain_text_kwargs(self.ref, min(cap, limit // 3 + 1) if limit else cap)
-            if ask.get("answer_start") and self.ref.provider in ("embedded", "gguf"):
+            cap = self.max_tokens
+            if limit and not profile.reask_over_limit:  # the capable re-ask instead
+                cap = min(cap, limit // 3 + 1)
+            bind = plain_text_kwargs(self.ref, cap, profile)
+            local = self.ref.provider in ("embedded", "gguf")
+            if ask.get("answer_start") and local and profile.answer_start:
                 bind["answer_start"] = ask["answer_start"]
-            again = f"Answer again with only the {field} itself, in plain sentences, no JSON."
+            again = f"Answer again with only the {field} itself" + (
+                ", in plain sentences, no JSON." if profile.shape_plain else "."
+            )
         else:
             name = ask["schema"].replace(".", "_")
             bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
@@ -291,16 +357,23 @@ class LLMDecider:
         # a seed per question: with the seat's one seed every call draws the same random numbers,
         # and a small model opened its second plan with its first one's words
         bind["seed"] = stable_seed(self.seat.get("seed", 0), ask["id"]) % 2**31
-        if self.ref.provider in ("embedded", "gguf"):
-            names = ask.get("names") or {}
-            if names.get("sides"):  # in process: the sides' names kept whole while sampling
-                bind["keep_names"] = [*names["sides"], *names.get("entities", [])]
+        if self.ref.provider in ("embedded", "gguf") and profile.keep_names:
+            kept = ask.get("names") or {}
+            if kept.get("sides"):  # in process: the sides' names kept whole while sampling
+                bind["keep_names"] = [*kept["sides"], *kept.get("entities", [])]
+        said = limits_line(json_schema, field) if profile.state_limits else ""
         messages = [
             SystemMessage(ask["system"]),
-            HumanMessage(user_prompt(ask, memory, json_schema)),
+            HumanMessage(user_prompt(ask, memory, json_schema, limits=said)),
         ]
+        # the repairs of the profile (wargraph.models.profiles): none under the capable one
+        names = ask.get("names") if profile.correct_names else None
+        asked = instructions_of(ask) if profile.drop_echoes else ""
         last_error, cause = "", "unusable"
         for attempt in (1, 2):
+            # capable: text over its limit is asked again once with the limit, then cut
+            lengths = "fit" if not profile.reask_over_limit else "ask" if attempt == 1 else "cut"
+            cuts: list[Cut] = []
             reply, error = self._call(ask, messages, bind, attempt, "text" if field else "json")
             if reply is None:
                 # The endpoint failed every retry: there is no answer to re-ask about (a re-ask
@@ -309,21 +382,28 @@ class LLMDecider:
                 break
             raw = str(reply.content)
             try:
-                asked = f"{ask['system']}\n{ask['question']}"
                 if field:
                     answer, fixes, dropped = plain_answer(
                         reply,
                         schema,
                         field,
-                        ask.get("names"),
+                        names,
                         start=bind.get("answer_start", ""),
                         instructions=asked,
+                        lengths=lengths,
+                        cuts=cuts,
+                        shape=profile.shape_plain,
                     )
                 else:
                     answer, fixes, dropped = json_answer(
-                        raw, schema, ask.get("names"), instructions=asked
+                        raw, schema, names, instructions=asked, lengths=lengths, cuts=cuts
                     )
                 decision: Decision = {"value": answer.model_dump(), "source": "model"}
+                if cuts:  # never a silent cut: where, how long, what was kept
+                    self._trace(ask, "cut", cuts=cuts, output=decision["value"])
+                    decision["note"] = "cut to the limit: " + ", ".join(
+                        f"{c['field']} {c['chars']} -> {c['kept']} characters" for c in cuts
+                    )
                 if fixes or dropped:
                     # the raw output stays in the call's trace line; what was changed, here
                     self._trace(
@@ -339,7 +419,7 @@ class LLMDecider:
                         notes.append(f"names corrected: {fixed}")
                     if dropped:
                         notes.append(f"{len(dropped)} sentence(s) restating the question left out")
-                    decision["note"] = "; ".join(notes)
+                    decision["note"] = "; ".join([*notes, *filter(None, [decision.get("note")])])
                 return decision
             except ValueError as err:
                 last_error = str(err)
@@ -359,7 +439,8 @@ class LLMDecider:
         """One model call with transport retries and back-off; returns (reply, None) or
         (None, error). Raises ModelUnavailable when the model cannot load, or when this call
         makes `max_faults` failed calls in a row for the game."""
-        retries = int(self.seat.get("retries", 2))
+        retries = self.seat.get("retries")
+        retries = int(retries if retries is not None else self.profile.retries)
         prompt = [{"role": m.type, "content": str(m.content)} for m in messages]
         game = current_thread_id()
         error = ""
@@ -464,10 +545,10 @@ def decider_for(seat: Seat) -> ScriptedDecider | LLMDecider | HumanDecider | Bot
     return LLMDecider(seat)
 
 
-def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
-    """Stable parts first (the view grows at its end), the answer's fields, the question last.
-    Private notes the view already shows (the seat's own plan, recorded as an event) are left
-    out."""
+def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: str = "") -> str:
+    """Stable parts first (the view grows at its end), the answer's fields, the text limits
+    (`limits`, the capable profile's), the question last. Private notes the view already shows
+    (the seat's own plan, recorded as an event) are left out."""
     parts = [ask["context"]]
     memory = unseen_notes(memory, ask["context"])
     if memory:
@@ -479,8 +560,20 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any]) -> str:
     # at all (the system prompt says what to write: src/wargraph/prompts/v1/player_system.txt).
     if more or spec.get("type") != "string":
         parts.append(f"Answer with one JSON object with the fields: {', '.join(props)}.")
+    if limits:
+        parts.append(limits)
     parts.append(ask["question"])
     return "\n\n".join(p for p in parts if p)
+
+
+def instructions_of(ask: Ask) -> str:
+    """What the echo check counts as the ask's instructions: its system prompt and question,
+    less the quoted context in them (lines "> ..."; a previous summary, messages): a model that
+    keeps its summary unchanged writes its context, not its instructions."""
+    question = "\n".join(
+        line for line in ask["question"].splitlines() if not line.lstrip().startswith(">")
+    )
+    return f"{ask['system']}\n{question}"
 
 
 def _where(ask: Ask) -> dict[str, Any]:

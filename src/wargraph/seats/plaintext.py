@@ -99,6 +99,27 @@ def unwrap_text(raw: str, field: str) -> str:
     return text
 
 
+_WHOLE_FENCE = re.compile(r"```[\w-]*\s*(.*?)\s*```", re.S)
+
+
+def as_written(raw: str, field: str) -> str:
+    """The prose of a plain-text answer under the capable profile: as written (Markdown, fences,
+    labels and all), less its surrounding blank space. Only an answer that is wholly one JSON
+    value (bare or in a fence) holding the field's text is read from it. Raises ValueError (sent
+    back to the model) when it holds no text."""
+    text = str(raw).strip()
+    fenced = _WHOLE_FENCE.fullmatch(text)
+    try:
+        value = json.loads(fenced.group(1) if fenced else text)
+    except (json.JSONDecodeError, RecursionError):
+        value = None
+    if isinstance(value, str) or (isinstance(value, dict) and isinstance(value.get(field), str)):
+        text = _json_string(value, field).strip()  # other JSON: kept as written
+    if not re.search(r"[^\W\d_]", text):
+        raise ValueError(f"the answer held no text; write the {field} as plain sentences")
+    return text
+
+
 def trim_to_sentence(text: str) -> str:
     """A reply cut by the length cap ends mid-sentence: keep whole sentences when there are some
     (past the first third, so a long first sentence is not thrown away)."""

@@ -28,10 +28,10 @@ class Diaries(Diary):
     digest covers yet."""
 
     def questions(self, table: Table, writer: str) -> list[tuple[str, Question]]:
-        cfg = scenario_of(table).diplomacy
         info = info_of(table)
         seen = table.view(writer, policy="full")  # its own diary, whatever the policy
         others = [o for o in POWERS if o != writer]
+        chars = diary_chars(table, writer)
         diary = Question(
             task="diary",
             question=render_prompt(
@@ -45,7 +45,7 @@ class Diaries(Diary):
             schema="diplomacy_diary",
             schema_args={
                 "others": others,
-                "chars": cfg.diary_chars,
+                "chars": chars,
                 # a person's form keeps each relationship as it stands unless they change it
                 **(
                     {"people": True, "current": relationships_of(seen, writer)}
@@ -61,7 +61,7 @@ class Diaries(Diary):
             },
             memory_slot=NOTE_SLOT,
             notes=False,
-            max_tokens=2 * cfg.diary_chars + 10 * len(others) + 30,
+            max_tokens=2 * chars + 10 * len(others) + 30,
         )
         # Nothing said to or by this power: the entry says so by code (`events`); a model asked
         # to summarise talks that did not happen invents them.
@@ -116,6 +116,12 @@ class Diaries(Diary):
         return events
 
 
+def diary_chars(table: Table, power: str) -> int:
+    """The longest diary summary of a power: the scenario's, raised by its seat's model profile
+    (wargraph.models.profiles)."""
+    return table.profile(power).diary_limit(scenario_of(table).diplomacy.diary_chars)
+
+
 def digest_question(table: Table, power: str, entries: list[Event], seen: list[Event]) -> Question:
     """The yearly digest: the power's earlier digest and the entries it now replaces."""
     cfg = scenario_of(table).diplomacy
@@ -128,7 +134,7 @@ def digest_question(table: Table, power: str, entries: list[Event], seen: list[E
         + "\n".join(f"{e['data']['phase']}:\n{quote(e['text'])}" for e in entries)
     )
     years = sorted({e["data"]["year"] for e in entries})
-    chars = digest_chars(cfg)
+    chars = digest_chars(cfg, diary_chars(table, power))
     fallback = " ".join(e["data"]["summary"] for e in entries)[:chars]
     question = render_prompt(
         "diplomacy_digest_question",

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from wargraph.kernel.table import Table
 
 
+def message_chars(table: Table, power: str) -> int:
+    """The longest message a power may send: the scenario's, raised by its seat's model profile
+    (capable models write press of several sentences; wargraph.models.profiles)."""
+    return table.profile(power).message_limit(scenario_of(table).diplomacy.message_chars)
+
+
 @dataclass(frozen=True)
 class Negotiation(Press):
     """`diplomacy.negotiation_rounds` exchanges of at most `max_messages` per power."""
@@ -42,6 +48,7 @@ class Negotiation(Press):
     ) -> Question:
         cfg = scenario_of(table).diplomacy
         others = [r for r in recipients if r != GLOBAL]
+        chars = message_chars(table, speaker)
         return Question(
             task=self.task,
             question=render_prompt(
@@ -52,7 +59,7 @@ class Negotiation(Press):
                 round=exchange,
                 rounds=cfg.negotiation_rounds,
                 limit=cfg.max_messages,
-                chars=cfg.message_chars,
+                chars=chars,
                 recipients=", ".join(recipients),
                 private=""
                 if cfg.public_only
@@ -62,14 +69,14 @@ class Negotiation(Press):
             schema_args={
                 "recipients": recipients,
                 "limit": cfg.max_messages,
-                "chars": cfg.message_chars,
+                "chars": chars,
                 **({"people": True} if table.seat(speaker).get("kind") == "human" else {}),
             },
             fallback={"action": STAY_SILENT, "messages": []},
             scripted={"action": "send"},  # scripted games talk as before (benchmarks compare)
             memory_slot=NOTE_SLOT,
             notes=False,
-            max_tokens=cfg.max_messages * (cfg.message_chars + 16) + 16,
+            max_tokens=cfg.max_messages * (chars + 16) + 16,
         )
 
     def address(self, table: Table, to: str) -> str:
@@ -79,7 +86,7 @@ class Negotiation(Press):
         cfg = scenario_of(table).diplomacy
         alive = list(info_of(table).powers_alive)
         return check_message(
-            sender, to, text, press=cfg.press, max_len=cfg.message_chars, powers=alive
+            sender, to, text, press=cfg.press, max_len=message_chars(table, sender), powers=alive
         )
 
     def data(self, table: Table, exchange: int) -> dict[str, Any]:

@@ -38,9 +38,11 @@ def bounded_text(max_chars: int, *, min_chars: int = 1) -> tuple[type, Any]:
     return (str, Field(min_length=min_chars, max_length=max_chars, json_schema_extra=extra))
 
 
-def digest_chars(cfg: DiplomacyConfig) -> int:
-    """The digest may be twice a diary summary, but stays short enough for a bounded grammar."""
-    return max(cfg.diary_chars, min(2 * cfg.diary_chars, GRAMMAR_TEXT_LIMIT))
+def digest_chars(cfg: DiplomacyConfig, diary_chars: int | None = None) -> int:
+    """The digest may be twice a diary summary (`diary_chars`, default the scenario's), but stays
+    short enough for a bounded grammar."""
+    chars = cfg.diary_chars if diary_chars is None else diary_chars
+    return max(chars, min(2 * chars, GRAMMAR_TEXT_LIMIT))
 
 
 def orders_schema(args: dict[str, Any]) -> type[BaseModel]:

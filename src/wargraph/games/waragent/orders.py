@@ -69,9 +69,15 @@ def prompt_args(table: Table, country: str) -> dict[str, Any]:
     }
 
 
-def action_question(table: Table, task: str, question: str, scripted: Any = None) -> Question:
-    """A question a country answers with actions (waiting, when it cannot answer)."""
+def action_question(
+    table: Table, task: str, question: str, scripted: Any = None, *, actor: str | None = None
+) -> Question:
+    """A question a country answers with actions (waiting, when it cannot answer); its messages'
+    limit raised by the `actor`'s model profile (wargraph.models.profiles)."""
     s = war(table)
+    chars = s.waragent.message_chars
+    if actor is not None:
+        chars = table.profile(actor).message_limit(chars)
     return Question(
         task=task,
         question=question,
@@ -79,7 +85,7 @@ def action_question(table: Table, task: str, question: str, scripted: Any = None
         schema_args={
             "countries": s.countries,
             "max_actions": s.waragent.max_actions,
-            "message_chars": s.waragent.message_chars,
+            "message_chars": chars,
         },
         fallback=WAIT,
         scripted=scripted,
@@ -97,7 +103,7 @@ class ActionOrders(Orders):
         text = render_prompt(
             "waragent_act_question", table.variant(actor), **prompt_args(table, actor)
         )
-        return action_question(table, self.task, text)
+        return action_question(table, self.task, text, actor=actor)
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
         try:

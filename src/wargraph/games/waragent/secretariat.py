@@ -79,7 +79,9 @@ class RulesSecretary(Secretary):
         rng = random.Random(stable_seed(table.context.seed, ask_id))
         board = world_of(table).beliefs[actor]
         valid = scripted_proposal(actor, board, s.countries, rng, s.waragent.max_actions)
-        return action_question(table, "revise", text, scripted={"actions": dump(valid)})
+        return action_question(
+            table, "revise", text, scripted={"actions": dump(valid)}, actor=actor
+        )
 
     def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
         s = war(table)
