@@ -31,7 +31,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-MODEL = "frontier-standin"
+MODEL = "frontier"  # the name tests ask for: the preflight checks it against GET /models
 
 # Prose as frontier models write it (each line kept verbatim by a faithful record).
 PROSE = (

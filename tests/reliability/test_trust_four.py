@@ -24,8 +24,8 @@ from tests.reliability._support import HERE
 from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import GameError, play, resume
+from wargraph.store.errors import StoreError
 from wargraph.store.lease import GameHeld, lease
-from wargraph.store.saver import StoreError
 
 SCENARIO = "azuristan_crimsonia"
 

@@ -188,7 +188,7 @@ def test_an_over_long_message_is_cut_at_a_word_end_and_traced(tmp_path):
         schema_args={"recipients": ["GLOBAL", "ITALY"], "limit": 2, "chars": 1000},
         fallback={"action": "stay_silent", "messages": []},
     )
-    from wargraph.seats.deciders import schema_for
+    from wargraph.seats.schemas import schema_for
 
     text = "Italo-German " + "friendship " * 100  # no sentence end: cut at a word end
     raw = json.dumps({"action": "send", "messages": [{"to": "ITALY", "text": text}]})

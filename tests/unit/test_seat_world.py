@@ -14,7 +14,8 @@ from wargraph.games.waragent.board import empty_board
 from wargraph.kernel.families import attribute
 from wargraph.kernel.scenario import load_scenario
 from wargraph.kernel.state import EVERYONE
-from wargraph.seats.deciders import flat_json_schema, parse_answer
+from wargraph.seats.deciders import parse_answer
+from wargraph.seats.schemas import flat_json_schema
 from wargraph.server.seat_world import world_of
 
 NAMES = {"BUR": "Burgundy", "MAR": "Marseilles", "SPA/SC": "Spain (South Coast)", "LON": "London"}

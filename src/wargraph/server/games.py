@@ -89,8 +89,8 @@ def holder_of(thread_id: str) -> str | None:
 
     import wargraph.server.stored as stored
     import wargraph.store.filelock as filelock
+    from wargraph.store.errors import StoreError, is_url
     from wargraph.store.lease import holders, lease_folder, lock_file
-    from wargraph.store.saver import StoreError, is_url
 
     db = stored.store()
     if db is None:
