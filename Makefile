@@ -10,7 +10,7 @@ export LANGSMITH_TRACING ?= false
 export LANGSMITH_TEST_TRACKING ?= false
 export LANGGRAPH_CLI_NO_ANALYTICS ?= 1
 
-.PHONY: venv demo test test-fast typecheck bench lint format chromium clean
+.PHONY: venv demo test test-fast docs typecheck bench lint format chromium clean
 
 # llama.cpp for any x86-64 CPU with AVX2, not -march=native: a native build also uses AMX where
 # the CPU reports it, and some virtual machines report AMX without enabling it (every model call
@@ -37,10 +37,14 @@ chromium:
 	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium not installed and no root: browser tests will be skipped"; fi; }
 
-test: venv chromium
+test: venv chromium docs
 	$(PY) -m ruff check .
 	$(PY) -m mypy
 	$(PY) -m pytest -q
+
+# The documentation site from docs/ (mkdocs.yml); --strict: a broken link or reference fails.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 test-fast: venv
 	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"

@@ -53,6 +53,7 @@ _thread: list[str] = []  # the game this command works on: every error names it
 # How to go on after an unexpected failure: a game resumes by thread; an experiment or a
 # tournament by running the same command again (its finished games are kept).
 _go_on: list[str] = []
+_STOP_SAID: list[bool] = []  # a command said what Ctrl-C left behind: main() adds nothing
 
 
 @app.callback()
@@ -61,6 +62,7 @@ def _each_command() -> None:
     scripts using the Typer app) does not name the earlier command's game in its errors."""
     _thread.clear()
     _go_on.clear()
+    _STOP_SAID.clear()
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -189,6 +191,36 @@ def _spinner(message: str) -> Iterator[None]:
             _SPINNING.pop()
 
 
+def _same_command() -> str:
+    import shlex
+
+    return shlex.join(["wargraph", *sys.argv[1:]])
+
+
+@contextmanager
+def _on_interrupt(saved: str, again: str | None = None) -> Iterator[None]:
+    """Ctrl-C (at a person's prompt or while models think): say what is saved and the exact
+    command that goes on, then exit 130. Typer would turn the interrupt into a silent exit."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        for spinning in _SPINNING:
+            spinning.stop()
+        _STOP_SAID.append(True)
+        err.print(
+            f"[yellow]stopped[/]: {safe(saved)}; go on with: {safe(again or _same_command())}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+
+
+def _resume_command(thread: str, db: str) -> str:
+    import shlex
+
+    return shlex.join(["wargraph", "resume", "--thread", thread, "--db", db])
+
+
 def terminal_human(payload: dict[str, Any]) -> Any:
     """One person at the terminal answers a seat's question; invalid answers come back with the
     error. The spinner stops meanwhile: it would draw over the typing, and while it runs Rich
@@ -199,6 +231,9 @@ def terminal_human(payload: dict[str, Any]) -> Any:
         spinning.stop()
     try:
         return _ask_person(payload)
+    except KeyboardInterrupt:
+        err.print()  # Ctrl-C while typing: what follows starts on a line of its own
+        raise
     finally:
         if spinning is not None:
             spinning.start()
@@ -368,7 +403,11 @@ def play(
         sc = check_scenario(scenario, overrides)
         familyargs.check(command, sc.family, "play_options", "wargraph play")
         _preflight(sc, ctx, "no game was created")
-        with _spinner(f"playing {safe(scenario)} on {safe(model)} ..."):
+        saved = f"the game is saved in {db} up to its last finished step (thread {thread})"
+        with (
+            _on_interrupt(saved, _resume_command(thread, db)),
+            _spinner(f"playing {safe(scenario)} on {safe(model)} ..."),
+        ):
             result = run_play(
                 sc,  # checked once, with its overrides applied
                 context=ctx,
@@ -419,7 +458,11 @@ def resume(
                 ctx, model=model or ctx.model, role_models={**ctx.role_models, **per_role}
             )
             _preflight(sc, changed, "the game was not resumed")
-        with _spinner(f"resuming {safe(thread)} ..."):
+        saved = f"the game is saved in {db} up to its last finished step (thread {thread})"
+        with (
+            _on_interrupt(saved, _resume_command(thread, db)),
+            _spinner(f"resuming {safe(thread)} ..."),
+        ):
             result = run_resume(
                 db=db,
                 thread_id=thread,
@@ -575,26 +618,40 @@ def graph(
 
 @app.command()
 def prepare(
-    prompt: Annotated[str, typer.Argument(help="A short description of the crisis to prepare.")],
+    prompt: Annotated[str, typer.Argument(help="A short description of the game to prepare.")],
     output: Annotated[
         Path,
         typer.Option("-o", "--output", help="Scenario YAML to write.", callback=_yaml_output),
     ],
+    family: Annotated[
+        str | None,
+        typer.Option(help="The game family (default: the one the description fits, else crisis)."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing OUTPUT.")] = False,
     model: Annotated[str, typer.Option()] = "embedded",
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
-    """The control prepares a scenario (setting, players with personas, injects) from a prompt."""
-    from wargraph.runs.posthoc import prepare_scenario, write_scenario
+    """The control prepares a scenario of any family (setting, players, injects) from a prompt;
+    the file is validated before it is written."""
+    from wargraph.runs.prepare import choose_family, write_checked
+    from wargraph.runs.prepare import prepare as prepare_game
 
+    if output.exists() and not force:
+        fail(f"{output} exists; give --force to replace it")
     try:
-        with console.status("preparing the scenario ..."):
-            data, source = prepare_scenario(prompt, model=model, seed=seed)
-        write_scenario(data, output)
+        chosen = family or choose_family(prompt).family
+        with (
+            _on_interrupt(f"nothing was written ({output} is as it was)"),
+            _spinner(f"the control prepares a {safe(chosen)} scenario on {safe(model)} ..."),
+        ):
+            data, source, choice = prepare_game(prompt, family=family, model=model, seed=seed)
+        write_checked(data, output, force=force)
     except _known_errors() as exc:
         fail(str(exc))
     note = (
         " (the model's answer was unusable: the fallback was used)" if source == "fallback" else ""
     )
+    console.print(text(f"family: {choice.family} ({choice.why})"), highlight=False)
     console.print(
         f"[green]wrote[/] {safe(output)}{note}; play it with `wargraph play {safe(output)}`"
     )
@@ -612,11 +669,15 @@ def ask(
     from wargraph.runs.records import load_record
 
     try:
-        with console.status("asking the control ..."):
+        with (
+            _on_interrupt("nothing was saved (the record is only read)"),
+            _spinner(f"the control reads the record and answers on {safe(model)} ..."),
+        ):
             answer = ask_record(load_record(record), question, options=option, model=model)
     except _known_errors() as exc:
         fail(str(exc))
-    console.print(text(answer))
+    # JSON on standard output, whole (no wrapping, no markup): for people and for `jq`
+    sys.stdout.write(json.dumps(answer, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 SERVE_DB_HELP = (
@@ -746,7 +807,13 @@ def replay(
         print_comparison(both, console)
         return
     try:
-        with console.status(f"replaying {thread} at {phase} ..."):
+        with (
+            _on_interrupt(
+                f"the original game is untouched; replays already played are kept as threads "
+                f"{thread}-replay-* in {db}, without a report"
+            ),
+            _spinner(f"replaying {safe(thread)} at {safe(phase)}: {runs} run(s) ..."),
+        ):
             result = run_replay(
                 db=db,
                 thread_id=thread,
@@ -785,13 +852,17 @@ def view(
         fail("give a game folder (wargraph view RUN_DIR) or a stored game (--thread ID --db DB)")
     errors: tuple[type[Exception], ...] = (ViewError, *_known_errors())
     try:
-        if thread is not None:
-            store = db or "wargraph.sqlite"
-            thread = _on_thread(_whole_thread(store, thread))
-            path = write_stored_view(store, thread, out)
-        else:
-            assert run_dir is not None  # exactly one of the two, checked above
-            path = write_view(run_dir, out, db=db)
+        with (
+            _on_interrupt("no page was written (the game is only read)"),
+            _spinner("drawing the game's page, phase by phase ..."),
+        ):
+            if thread is not None:
+                store = db or "wargraph.sqlite"
+                thread = _on_thread(_whole_thread(store, thread))
+                path = write_stored_view(store, thread, out)
+            else:
+                assert run_dir is not None  # exactly one of the two, checked above
+                path = write_view(run_dir, out, db=db)
     except errors as exc:
         fail(str(exc))
     console.print(str(path), highlight=False, soft_wrap=True)
@@ -817,7 +888,9 @@ def eval_(
                 f"the {family} family has no eval command (families with one: {', '.join(having)})"
             )
         options = familyargs.values(command, family, "eval_options", f"wargraph eval {family}")
-        run(records, out or Path("runs") / f"eval_{family}", **options)
+        where = out or Path("runs") / f"eval_{family}"
+        with _on_interrupt(f"the records are only read; {where}/ may hold part of the eval"):
+            run(records, where, **options)
     except _known_errors() as exc:
         fail(str(exc))
 
@@ -887,6 +960,7 @@ def experiment(
         calls_per_endpoint=endpoint_concurrency,
     )
     if code:
+        _STOP_SAID.append(code == 130)  # it said what was kept and how to go on
         raise typer.Exit(code)
 
 
@@ -931,6 +1005,7 @@ def tournament(
         console=console,
     )
     if code:
+        _STOP_SAID.append(code == 130)
         raise typer.Exit(code)
 
 
@@ -938,7 +1013,13 @@ def main() -> None:
     """The console entry point: an unexpected failure is one clear line, its details in a log."""
     try:
         app()
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == 130 and not any(_STOP_SAID):  # Typer's exit for Ctrl-C: say it
+            err.print(
+                f"[yellow]stopped[/]; run the same command again: {safe(_same_command())}",
+                highlight=False,
+                soft_wrap=True,
+            )
         raise
     except KeyboardInterrupt:
         go_on = (

@@ -22,6 +22,7 @@ import wargraph.kernel.families as families
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 import wargraph.evals.stats as stats
+from wargraph.evals.report_page import write_page
 from wargraph.nodes.schemas import UNDETERMINED
 
 
@@ -322,7 +323,7 @@ def write_report(
     meta: Mapping[str, Any] | None = None,
     outcomes: Sequence[Mapping[str, Any]] | None = None,
 ) -> Path:
-    """Write report.md, outcomes.csv, summary.json and figures/ into `out_dir`; without
+    """Write report.md, report.html, outcomes.csv, summary.json and figures/ into `out_dir`; without
     `meta`/`outcomes` they are read from the experiment folder (experiment.json, outcome.json)."""
     out = Path(out_dir)
     if meta is None:
@@ -382,7 +383,6 @@ def write_report(
     lines += _table(
         ["condition", "overrides", "games", "finished", "ended in error", "missing"], rows
     )
-    lines += game_views(out, outcomes)
     crashed = meta.get("crashed") or []
     if crashed:
         lines += ["", f"{len(crashed)} game(s) crashed and will resume on the next run:"]
@@ -550,11 +550,15 @@ def write_report(
         f"- `{csv_path.name}`: every game's outcomes, one row per game",
         "- `summary.json`: every number in these tables",
         "- `games/<condition>/<run>/`: record.json, transcript.md, trace.jsonl, outcome.json",
+        "- `report.html`: this report as one page, its figures inside",
         "",
     ]
+    # each game's view last: in a browser the results come first, then 60 rows of links
+    lines += game_views(out, outcomes)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
     path = out / "report.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_page(path)
     return path
 
 

@@ -550,4 +550,26 @@ def load_scenario(
         data, source = read_data(scenario)
     if overrides:
         data = apply_overrides(copy.deepcopy(data) or {}, parse_overrides(overrides), source)
-    return validate_data(data, source)
+    try:
+        return validate_data(data, source)
+    except ScenarioError as err:
+        hint = colon_hint(overrides)
+        if hint:
+            raise ScenarioError(f"{err}\n{hint}") from None
+        raise
+
+
+def colon_hint(overrides: list[str] | dict[str, Any] | None) -> str:
+    """A `--set` value holding ': ' is YAML for a mapping (`persona=Note: calm` is
+    {"Note": "calm"}), which a text field refuses as "not a valid string": say to quote it."""
+    if not isinstance(overrides, list):
+        return ""
+    for item in overrides:
+        key, _, raw = item.partition("=")
+        if ": " in raw and isinstance(parse_overrides([item]).get(key.strip()), dict):
+            quoted = raw.replace('"', '\\"')
+            return (
+                f"hint: --set {item!r} holds ': ', so its value was read as a mapping; quote "
+                f"the value to keep it text: --set '{key.strip()}=\"{quoted}\"'"
+            )
+    return ""

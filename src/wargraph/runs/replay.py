@@ -320,26 +320,63 @@ def replay(
 
 
 def write_report(result: ReplayResult, out: Path) -> list[Path]:
+    """replay.json (everything), replay.md and replay.html (a readable summary: the fork, the
+    change, each run, the distribution over runs and the original's outcome as tables) and
+    replay.csv (one row per run, its outcome's nested keys joined with ':')."""
+    from wargraph.evals.report_page import as_markdown, flat_row, table, write_csv, write_page
+
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / "replay.json", out / "replay.md"]
+    paths = [out / "replay.json", out / "replay.md", out / "replay.csv"]
     paths[0].write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
-    src = result.source
+    src, change = result.source, result.change
+    overrides = change.get("overrides") or []
+    told = ", ".join(f"`{o}`" for o in overrides) if isinstance(overrides, list) else overrides
     lines = [
         f"# Replay of {src['thread_id']} at {src['phase']}",
         "",
-        f"Forked at checkpoint {src['checkpoint_id']} (after `{src['as_node']}`); "
-        f"{len(result.runs)} run(s); change: {result.change}.",
+        f"Forked at checkpoint `{src['checkpoint_id']}` (after `{src['as_node']}`) of the store "
+        f"`{src['db']}`; {len(result.runs)} run(s) of {change.get('phases', 1)} phase(s) each.",
         "",
-        "## Summary",
+        f"- change to the scenario: {told or 'none'}",
+        f"- model: {change.get('model') or 'as stored'}",
         "",
-        "```json",
-        json.dumps(result.summary, indent=2, default=str),
-        "```",
+        "## Runs",
+        "",
+        *table(
+            ["run", "thread", "seed", "memories copied", "folder"],
+            [
+                [
+                    r["run"],
+                    r["thread_id"],
+                    r["seed"],
+                    r.get("memories_copied", ""),
+                    f"run_{r['run']}/",
+                ]
+                for r in result.runs
+            ],
+        ),  # fmt: skip
+        "",
     ]
+    lines += as_markdown(result.summary, "Over the runs", 2)
     if result.original is not None:
-        lines += ["", "## The original game", "", "```json"]
-        lines += [json.dumps(result.original, indent=2, default=str), "```"]
-    paths[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+        lines += as_markdown(result.original, "The original game over the same stretch", 2)
+    lines += [
+        "## Files",
+        "",
+        "- `replay.json`: everything above, and each run's whole outcome",
+        "- `replay.csv`: one row per run",
+        "- `replay.html`: this summary as one page",
+        "- `run_<k>/`: each run's record.json, transcript.md, trace.jsonl",
+        "",
+    ]
+    paths[1].write_text("\n".join(lines), encoding="utf-8")
+    rows = [
+        {"run": r["run"], "thread_id": r["thread_id"], "seed": r["seed"],
+         **flat_row(r.get("outcome") or {})}
+        for r in result.runs
+    ]  # fmt: skip
+    write_csv(paths[2], rows)
+    paths.append(write_page(paths[1]))
     return paths
 
 
@@ -396,4 +433,6 @@ def print_report(result: ReplayResult, console: Any) -> None:
     if not any(k in s for k in ("centres", "orders", "relationships")):
         console.print_json(json.dumps(s, default=str))
     if result.out_dir is not None:
-        console.print(f"Report in {result.out_dir}/ (replay.json, replay.md, run_<k>/)")
+        console.print(
+            f"Report in {result.out_dir}/ (replay.html, replay.md, replay.csv, replay.json, run_<k>/)"
+        )

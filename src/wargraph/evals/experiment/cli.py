@@ -54,9 +54,14 @@ def run_guarded(console: Any, body: Callable[[], T]) -> T | int:
         console.print(f"[bold red]error:[/] {safe(err)}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
+        import shlex
+        import sys
+
+        again = shlex.join(["wargraph", *sys.argv[1:]])
         console.print(
             "[yellow]interrupted[/]: finished games and checkpoints are kept; run the same "
-            "command again to resume."
+            f"command again to resume: {safe(again)}",
+            soft_wrap=True,
         )
         return 130
 
@@ -123,7 +128,8 @@ def run_from_cli(
         + (f", {c['game errors']} ended in an error" if c["game errors"] else "")
     )
     if result.report:
-        console.print(f"report: {result.report}")
+        page = Path(result.report).with_suffix(".html")  # report.md and its page
+        console.print(f"report: {page if page.exists() else result.report} ({result.report})")
     if result.langsmith:
         console.print(f"LangSmith: {result.langsmith}")
     return 1 if c["crashed"] else 0

@@ -183,13 +183,44 @@ def shipped_files(folder: str) -> dict[str, Path]:
         return {}
 
 
+def shipped_instead(path: Path, folder: str, shipped: dict[str, Path]) -> Path | None:
+    """`src/wargraph/evals/<folder>/NAME.yaml` as the README writes it, run outside a checkout (no such file
+    here): the shipped file of that name, said in a note; else None."""
+    import warnings
+
+    from wargraph.kernel.scenario import ScenarioNote
+
+    parts = path.parts
+    if len(parts) < 3 or parts[-3:-1] != ("evals", folder) or path.stem not in shipped:
+        return None
+    kind = folder.removesuffix("s")
+    warnings.warn(
+        f"{path} is not in this folder: running the shipped {kind} {path.stem!r} "
+        f"(`wargraph {kind} {path.stem}` names it from anywhere)",
+        ScenarioNote,
+        stacklevel=2,
+    )
+    return shipped[path.stem]
+
+
 def resolve_experiment(name_or_path: str | Path) -> Path:
     path = Path(name_or_path)
     if path.exists():
         return path
-    if path.suffix in (".yaml", ".yml"):
-        raise ExperimentError(f"{name_or_path}: no such experiment file")
     shipped = shipped_experiments()
+    if path.suffix in (".yaml", ".yml"):
+        instead = shipped_instead(path, "experiments", shipped)
+        if instead is not None:
+            return instead
+        hint = (
+            f"; the shipped experiment {path.stem!r} is named without its folder"
+            if path.stem in shipped
+            else ""
+        )
+        raise ExperimentError(
+            f"{name_or_path}: no such experiment file{hint} "
+            f"(shipped: {', '.join(sorted(shipped)) or 'none'})"
+        )
     if str(name_or_path) in shipped:
         return shipped[str(name_or_path)]
     raise ExperimentError(

@@ -74,5 +74,6 @@ def run_from_cli(
     crashed = result.counts.get("crashed", 0)
     if crashed:
         console.print(f"[red]{crashed} games crashed[/] (see {result.out}/experiment.json)")
-    console.print(f"report: {result.report}")
+    page = Path(result.report).with_suffix(".html")  # report.md and its page
+    console.print(f"report: {page if page.exists() else result.report} ({result.report})")
     return 1 if crashed or result.people else 0

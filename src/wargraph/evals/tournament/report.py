@@ -1,5 +1,5 @@
 """The tournament's report, rebuilt from the stored games without replaying them: report.md,
-summary.json, a leaderboard figure with intervals and the crosstable as a heat map."""
+report.html, games.csv, leaderboard.csv, summary.json, a leaderboard figure with intervals and the crosstable as a heat map."""
 
 from __future__ import annotations
 
@@ -190,6 +190,18 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
             for x in s.seats
         ]
         lines.append(f"| {e} | " + " | ".join(cells) + " |")
+    if st.missing:
+        lines += ["", "## Not rated", ""]
+        lines += [f"- game {m['game']} ({m['folder']}): {m['status']}" for m in st.missing]
+    lines += [
+        "",
+        "## Files",
+        "",
+        "- `games.csv`: every rated game, one row per seat (entrant, score, place)",
+        "- `leaderboard.csv`: the leaderboard's numbers; `summary.json`: every number here",
+        "- `report.html`: this report as one page, its figures inside",
+    ]
+    # each game, with its view, last: the results come first in a browser
     lines += ["", "## Games", ""]
     lines += ["| game | seed | " + " | ".join(s.seats) + " | ranking | folder | view |"]
     lines += ["|---|---|" + "---|" * len(s.seats) + "---|---|---|"]
@@ -203,9 +215,6 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
             + (f"[view]({r['view']})" if r.get("view") else "–")
             + " |"
         )
-    if st.missing:
-        lines += ["", "## Not rated", ""]
-        lines += [f"- game {m['game']} ({m['folder']}): {m['status']}" for m in st.missing]
     return "\n".join(lines) + "\n"
 
 
@@ -265,13 +274,50 @@ def _link_views(st: Standing, out: Path) -> None:
         r["view"] = view.relative_to(out).as_posix() if view else None
 
 
+def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[Path]:
+    """games.csv (one row per seat of each rated game: long form, ready for a data frame) and
+    leaderboard.csv (strength and OpenSkill with their intervals)."""
+    import csv
+
+    games = out / "games.csv"
+    with games.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["game", "seed", "seat", "entrant", "score", "place", "thread_id", "folder"])
+        for r in st.rows:
+            place = {e: i for i, grp in enumerate(r["ranking"], 1) for e in grp}
+            for seat in s.seats:
+                e = r["seats"][seat]
+                w.writerow(
+                    [r["game"], r["seed"], seat, e, r["scores"][seat], place.get(e, ""),
+                     r["thread_id"], r["folder"]]
+                )  # fmt: skip
+    board = out / "leaderboard.csv"
+    with board.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(
+            ["rank", "entrant", "model", "strength", "strength_lo", "strength_hi",
+             "openskill_mu", "openskill_lo", "openskill_hi"]
+        )  # fmt: skip
+        for i, row in enumerate(data["leaderboard"], 1):
+            pl, os_ = row["plackett_luce"], row["openskill"] or {}
+            w.writerow(
+                [i, row["entrant"], s.tournament.entrants[row["entrant"]].model, pl["strength"],
+                 pl["lo"], pl["hi"], os_.get("mu", ""), os_.get("lo", ""), os_.get("hi", "")]
+            )  # fmt: skip
+    return [games, board]
+
+
 def write_report(s: Setup, games: list[Game], st: Standing, out: Path, stopped_by: str) -> Path:
+    from wargraph.evals.report_page import write_page
+
     _link_views(st, out)
     data = summary(s, st, stopped_by)
     write_json(out / "summary.json", data)
+    write_csvs(s, st, data, out)
     figures(st, out)
     path = out / "report.md"
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(markdown(s, st, data), encoding="utf-8")
     tmp.replace(path)
+    write_page(path)
     return path

@@ -14,6 +14,7 @@ from wargraph.evals.experiment.spec import (
     _format_validation,
     read_fields,
     shipped_files,
+    shipped_instead,
 )
 from wargraph.models.chat import ModelRefError, parse_model_ref
 
@@ -141,6 +142,9 @@ def resolve_tournament(source: str | Path) -> Path:
     shipped = shipped_tournaments()
     if path.suffix not in (".yaml", ".yml") and str(source) in shipped:
         return shipped[str(source)]
+    instead = shipped_instead(path, "tournaments", shipped)
+    if instead is not None:
+        return instead
     raise TournamentError(
         f"{source}: no such tournament file (shipped: {', '.join(sorted(shipped)) or 'none'})"
     )

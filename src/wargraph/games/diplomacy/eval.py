@@ -61,13 +61,41 @@ def _print_game(console: Any, name: str, m: Mapping[str, Any]) -> None:
     )
 
 
+def _power_rows(game: int, path: Path, m: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One CSV row per power of one game: score, centres, orders, press and tokens."""
+    rows = []
+    for p, score in sorted(m["scores"].items()):
+        o = m["orders_by_power"][p]
+        msg = m["messages"][p]
+        u = m["usage"].get(p, {})
+        rows.append(
+            {
+                "game": game,
+                "record": str(path),
+                "final_phase": m["final_phase"],
+                "power": p,
+                "score": score,
+                "centres": m["centres"][p],
+                "orders": o["total"],
+                "invalid_orders": o["invalid"],
+                "hold_rate": o["hold_rate"],
+                "public_messages": msg["public"],
+                "private_messages": msg["private"],
+                "prompt_tokens": u.get("prompt_tokens", 0),
+                "completion_tokens": u.get("completion_tokens", 0),
+            }
+        )
+    return rows
+
+
 def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     """`wargraph eval diplomacy RECORD...`: print every game's measures, write
-    `diplomacy_eval.json` / `.md` and a relationship chart per game into `out_dir`."""
+    `diplomacy_eval.json` / `.md` / `.html` / `.csv` and a relationship chart per game into `out_dir`."""
     import json
 
     from rich.console import Console
 
+    from wargraph.evals.report_page import write_csv, write_page
     from wargraph.games.diplomacy.rules import write_maps
     from wargraph.runs.records import RecordError, load_record
 
@@ -78,6 +106,7 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     out_dir.mkdir(parents=True, exist_ok=True)
     games = []
     md = []
+    rows: list[dict[str, Any]] = []
     for i, path in enumerate(records, 1):
         record = load_record(path)
         m = game_measures(record)
@@ -90,6 +119,7 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
         console.print(f"maps: {len(maps)} phase(s) in {out_dir / f'maps_{i}'}")
         games.append({"record": str(path), **m})
         md.append(measures_markdown(m, title=name))
+        rows += _power_rows(i, path, m)
     mean = {p: sum(g["scores"][p] for g in games) / len(games) for p in sorted(games[0]["scores"])}
     summary = {"games": games, "mean_scores": mean}
     (out_dir / "diplomacy_eval.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
@@ -99,7 +129,12 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
         + f"\n# Mean scores over {len(games)} game(s)\n\n| power | score |\n|---|---|\n{mean_md}\n",
         encoding="utf-8",
     )
-    console.print(f"[green]wrote[/] {out_dir}/diplomacy_eval.json, diplomacy_eval.md")
+    write_csv(out_dir / "diplomacy_eval.csv", rows)
+    page = write_page(out_dir / "diplomacy_eval.md", title=f"Diplomacy eval: {len(games)} game(s)")
+    console.print(
+        f"[green]wrote[/] {page}, {out_dir}/diplomacy_eval.csv (one row per power and game), "
+        "diplomacy_eval.json, diplomacy_eval.md"
+    )
     return summary
 
 
@@ -123,5 +158,6 @@ def eval_command(
         (Path(out_dir) / "promises.json").write_text(json.dumps(judged, indent=2, default=str))
         console = Console()
         for name, m in judged.items():
-            console.print(text(f"promises in {name}: betrayal rates {m['betrayal_rates']}"))
+            rates = json.dumps(m["betrayal_rates"], ensure_ascii=False, default=str)
+            console.print(text(f"promises in {name}: betrayal rates {rates}"), highlight=False)
     return summary

@@ -530,10 +530,61 @@ def eval_waragent(records: list[Path], out_dir: Path, *, echo: bool = True) -> d
     }
     result["report"] = format_report(result)
     (out_dir / "scores.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+    page = write_eval_report(result, out_dir)
     if echo:  # the CLI prints nothing of its own
         print(result["report"])
-        print(f"scores and figures in {out_dir}/")
+        print(
+            f"report: {page}; scores.csv (one row per run), scores.json and figures in {out_dir}/"
+        )
     return result
+
+
+def write_eval_report(result: Mapping[str, Any], out_dir: Path) -> Path:
+    """scores.csv (one row per run), report.md and report.html (the scores, their mean and
+    standard deviation, each run's board and relations figures)."""
+    from wargraph.evals.report_page import flat_row, table, write_csv, write_page
+
+    write_csv(out_dir / "scores.csv", [flat_row(r) for r in result["runs"]])
+    summary = result["summary"]
+    lines = [
+        f"# WarAgent eval: {result.get('scenario') or 'runs'}",
+        "",
+        f"Headline score: `{result['headline']}` (alliance blocs against history, "
+        "chance-corrected). "
+        + (
+            f"Window: {result['window']}; wars are directed (declarer, target) pairs."
+            if result.get("window")
+            else ""
+        ),
+        "",
+        "## Scores per run",
+        "",
+        *table(
+            ["run", "rounds", *SCORES],
+            [[r["run"], r["rounds"], *(r.get(c) for c in SCORES)] for r in result["runs"]],
+        ),
+        "",
+        "## Over the runs",
+        "",
+        *table(
+            ["score", "mean", "sd", "n"],
+            [
+                [c, summary[c]["mean"], summary[c]["std"], summary[c]["n"]]
+                for c in SCORES
+                if c in summary
+            ],
+        ),
+        "",
+        "## Figures",
+        "",
+    ]
+    for fig in result.get("figures", []):
+        name = Path(fig).name
+        lines += [f"![{name}]({name})", ""]
+    lines += ["Files: `scores.csv` (one row per run), `scores.json` (everything).", ""]
+    md = out_dir / "report.md"
+    md.write_text("\n".join(lines), encoding="utf-8")
+    return write_page(md)
 
 
 def record_measures(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
