@@ -7,9 +7,10 @@ import builtins
 import os
 import pty
 import select
-import shutil
 import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -47,15 +48,18 @@ def test_ctrl_c_while_the_control_prepares_names_the_same_command(tmp_path, monk
     assert not out.exists()
 
 
-@pytest.mark.skipif(shutil.which("wargraph") is None, reason="wargraph not on PATH")
+WARGRAPH = str(Path(sys.executable).with_name("wargraph"))  # the venv's, on PATH or not
+
+
+@pytest.mark.skipif(not Path(WARGRAPH).exists(), reason="no wargraph command beside python")
 def test_a_real_ctrl_c_in_a_terminal(tmp_path):
     """SIGINT to the terminal's process group, as the keyboard sends it, at a person's prompt."""
     db = tmp_path / "g.sqlite"
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command as a person types it
         os.chdir(tmp_path)
-        os.execvp(
-            "wargraph",
+        os.execv(
+            WARGRAPH,
             ["wargraph", "play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1",
              "--human", "azuristan", "--db", str(db), "--thread", "t2"],
         )  # fmt: skip
