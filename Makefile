@@ -49,7 +49,7 @@ docs: venv
 test-fast: venv
 	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"
 
-# mypy over the installed namespace (src/wargraph/nodes/ as wargraph.nodes ...); settings in pyproject.toml
+# mypy over src/wargraph (one source root); settings in pyproject.toml
 typecheck: venv
 	$(PY) -m mypy
 
