@@ -145,7 +145,7 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not hasattr(module, "__path__") and any(k.startswith(spec.name + ".") for k in MOVED):
             # an old package now a module (wargraph.worlds.diplomacy is ...diplomacy.rules): its
             # old submodules are found here, but Python asks the parent to be a package first
-            module.__path__ = []  # type: ignore[attr-defined]  # read, never searched: empty
+            module.__path__ = []  # read, never searched: empty
         return module
 
     def exec_module(self, module: ModuleType) -> None:

@@ -233,10 +233,12 @@ def units_plan(table: Table, power: str) -> tuple[str, int]:
             (False, "unit", "orders"),
             (False, "unit", "moves"),
         ]
-        for step in ladder:
-            near, head, orders = step
-            if cost[head] + near * cost["near"] + cost[orders] <= room:
+        step = ladder[-1]  # the least detail, over budget if even that does not fit
+        for rung in ladder:
+            if cost[rung[1]] + rung[0] * cost["near"] + cost[rung[2]] <= room:
+                step = rung
                 break
+        near, head, orders = step
         text = "\n".join(
             "\n".join(y for y in (x[head], x["near"] if near else "", x[orders]) if y)
             for x in lines
