@@ -37,13 +37,20 @@ chromium:
 	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium not installed and no root: browser tests will be skipped"; fi; }
 
+# Tests run on WORKERS processes (pytest-xdist; `make test WORKERS=0` for one process). Tests that
+# share a server, Chromium or the embedded model share a worker (--dist loadgroup, tests/conftest.py).
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --dist loadgroup
+
 test: venv chromium
 	$(PY) -m ruff check .
 	$(PY) tools/typecheck.py
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST) --durations=25
 
+# The unit tests (markers say what is slow: the embedded model, servers, browsers and
+# tests/reliability's kill/resume, load and fuzzing tests); under 2 minutes on 2 cores.
 test-fast: venv
-	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"
+	$(PY) -m pytest -q $(XDIST) --durations=25 -m "not slow and not model and not server and not browser and not reliability"
 
 # mypy over the installed namespace (src/wargraph/nodes/ as wargraph.nodes ...); settings in pyproject.toml
 typecheck: venv

@@ -75,26 +75,27 @@ def _on_thread(thread_id: str) -> str:
 DB_HELP = "Checkpoint store: a SQLite file, or a postgresql:// URL."
 
 
-def _known_errors() -> tuple[type[Exception], ...]:
-    from wargraph.kernel.families import FamilyError
-    from wargraph.kernel.graphkit import UnansweredAsk
-    from wargraph.kernel.scenario import ScenarioError
-    from wargraph.models.chat import ModelRefError
-    from wargraph.prompts import PromptError
-    from wargraph.runs.records import RecordError
-    from wargraph.store.saver import StoreError
+_KNOWN_ERRORS = (
+    ("wargraph.kernel.scenario", "ScenarioError"),
+    ("wargraph.store.saver", "StoreError"),
+    ("wargraph.kernel.graphkit", "UnansweredAsk"),
+    ("wargraph.prompts", "PromptError"),
+    ("wargraph.models.chat", "ModelRefError"),
+    ("wargraph.runs.records", "RecordError"),
+    ("wargraph.families", "FamilyError"),
+)
 
-    return (
-        ScenarioError,
-        StoreError,
-        UnansweredAsk,
-        PromptError,
-        ModelRefError,
-        RecordError,
-        FamilyError,
-        FileNotFoundError,
-        ModelUnavailable,
-    )
+
+def _known_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports in one line. Only from modules already loaded: an error
+    whose module was never imported cannot have been raised, and importing it here (the game
+    machinery for `UnansweredAsk`) cost a failing light command seconds."""
+    found = [
+        getattr(sys.modules[module], name)
+        for module, name in _KNOWN_ERRORS
+        if module in sys.modules
+    ]
+    return (*found, FileNotFoundError, ModelUnavailable)
 
 
 def _context(
@@ -718,10 +719,14 @@ def experiment(
         typer.Option(
             min=1,
             help="Model calls at once per OpenAI-compatible endpoint (default "
-            "WARGRAPH_ENDPOINT_CONCURRENCY, else 4); give it at least --concurrency x 2 if "
-            "the endpoint takes them.",
+            "WARGRAPH_ENDPOINT_CONCURRENCY, else max(8, seats of a game)); give it at least "
+            "--concurrency x seats if the endpoint takes them.",
         ),
     ] = None,
+    pages: Annotated[
+        bool,
+        typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
+    ] = False,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
@@ -737,6 +742,7 @@ def experiment(
         cpus_per_game=cpus_per_game,
         concurrency=concurrency,
         calls_per_endpoint=endpoint_concurrency,
+        pages=pages,
     )
     if code:
         raise typer.Exit(code)
@@ -765,6 +771,10 @@ def tournament(
     report_only: Annotated[
         bool, typer.Option("--report-only", help="Rebuild the report from the stored games.")
     ] = False,
+    pages: Annotated[
+        bool,
+        typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
+    ] = False,
 ) -> None:
     """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
     from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
@@ -779,6 +789,7 @@ def tournament(
         concurrency=concurrency,
         calls_per_endpoint=endpoint_concurrency,
         only_report=report_only,
+        pages=pages,
         console=console,
     )
     if code:
