@@ -37,17 +37,24 @@ chromium:
 	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium not installed and no root: browser tests will be skipped"; fi; }
 
+# Tests run on WORKERS processes (pytest-xdist; `make test WORKERS=0` for one process). Tests that
+# share a server, Chromium or the embedded model share a worker (--dist loadgroup, tests/conftest.py).
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --dist loadgroup
+
 test: venv chromium docs
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST) --durations=25
 
 # The documentation site from docs/ (mkdocs.yml); --strict: a broken link or reference fails.
 docs: venv
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
+# The unit tests (markers say what is slow: the embedded model, servers, browsers and
+# tests/reliability's kill/resume, load and fuzzing tests); under 2 minutes on 2 cores.
 test-fast: venv
-	$(PY) -m pytest -q -m "not slow and not model and not server and not browser"
+	$(PY) -m pytest -q $(XDIST) --durations=25 -m "not slow and not model and not server and not browser and not reliability"
 
 # mypy over src/wargraph (one source root); settings in pyproject.toml
 typecheck: venv

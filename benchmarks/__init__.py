@@ -22,6 +22,8 @@ noisy neighbour better than absolute numbers do.
                     repeated blocks, phase headers (crisis and Diplomacy 1901 on a model)
 11. `sync_async`    N games at once: `invoke` in threads vs `ainvoke` under asyncio.gather, on
                     SQLite and PostgreSQL and against a 200 ms endpoint
+12. `seats_at_once` Diplomacy's seven seats against a 500 ms endpoint: wall per movement phase
+                    and requests in flight next to AI_Diplomacy's; CPU per movement phase
 """
 
 from __future__ import annotations
@@ -45,4 +47,5 @@ BENCHMARKS = (
     "tournament",
     "play_quality",
     "sync_async",
+    "seats_at_once",
 )

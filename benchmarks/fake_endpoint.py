@@ -59,8 +59,26 @@ def completion(content: str, model: str) -> dict[str, Any]:
 
 
 def make_app(latency_s: float):
-    """A bare ASGI app: POST .../chat/completions, GET .../models; counts requests in flight."""
-    stats = {"requests": 0, "in_flight": 0, "peak_in_flight": 0}
+    """A bare ASGI app: POST .../chat/completions, GET .../models; counts requests in flight.
+
+    `busy_s` is the time with at least one request in flight and `in_flight_s` the integral of
+    requests in flight over time (its mean while busy: in_flight_s / busy_s)."""
+    stats: dict[str, Any] = {
+        "requests": 0,
+        "in_flight": 0,
+        "peak_in_flight": 0,
+        "busy_s": 0.0,
+        "in_flight_s": 0.0,
+    }
+    last = [time.perf_counter()]
+
+    def count(change: int) -> None:
+        now = time.perf_counter()
+        if stats["in_flight"]:
+            stats["busy_s"] += now - last[0]
+            stats["in_flight_s"] += stats["in_flight"] * (now - last[0])
+        last[0] = now
+        stats["in_flight"] += change
 
     async def send_json(send, status: int, data: Any) -> None:
         body = json.dumps(data).encode()
@@ -93,13 +111,13 @@ def make_app(latency_s: float):
             await send_json(send, 400, {"error": {"message": "the body is not JSON"}})
             return
         stats["requests"] += 1
-        stats["in_flight"] += 1
+        count(+1)
         stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])
         try:
             await asyncio.sleep(latency_s)
             content = answer_for(body)
         finally:
-            stats["in_flight"] -= 1
+            count(-1)
         await send_json(send, 200, completion(content, str(body.get("model", "fake"))))
 
     return app
@@ -124,8 +142,9 @@ class FakeEndpoint(ServerProcess):
         """The model reference a seat uses to play against this endpoint."""
         return f"openai:{name}@{self.url}"
 
-    def stats(self) -> dict[str, int]:
-        """Requests answered so far and the most in flight at once since the last read."""
+    def stats(self) -> dict[str, Any]:
+        """Requests answered so far, the most in flight at once since the last read, and the
+        time busy and requests-in-flight integral so far (`make_app`)."""
         with urllib.request.urlopen(f"{self.url}/stats", timeout=5) as resp:
             return json.loads(resp.read())
 

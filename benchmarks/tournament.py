@@ -4,8 +4,9 @@ the seeded scripted decider) over the seven powers, in-process and as Ray tasks.
     python -m benchmarks.tournament             # 100 games per mode (to 1902, no press)
     python -m benchmarks.tournament --quick     # 20 games per mode
 
-Reported: games per minute per mode (schedule, play and records; the local Ray instance's
-start-up apart), and the report's own cost (ratings with 200 bootstrap draws, figures) from the
+Reported: games per minute per mode (schedule, play, records and the report; each game's page
+is written after the run, timed apart; the local Ray instance's start-up apart), and the
+report's own cost (ratings with 200 bootstrap draws, figures) from the
 stored games. Ray runs a local instance on this machine's CPUs, inside a network namespace
 with only loopback when this runs as root (else on the machine's own address)."""
 
@@ -28,9 +29,12 @@ from benchmarks.common import (
     load_average,
     result_payload,
     rich_table,
+    target,
+    targets_table,
 )
 
 NAME = "tournament"
+GAMES_PER_MINUTE = 150  # issue 30: the 100-game scripted tournament, pages after the run
 ENTRANTS = {
     "greedy": {"model": "bot:greedy"},
     "hold": {"model": "bot:hold"},
@@ -68,6 +72,9 @@ def run_mode(mode: str, games: int, workdir: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     report_only(t, out)
     report_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    report_only(t, out, pages=True)  # every game's page, after the run (`--pages`)
+    pages_s = time.perf_counter() - t0
     n = len(result.games)
     top = result.standing_lines()[0] if result.standing.fit is not None else ""
     return {
@@ -77,6 +84,8 @@ def run_mode(mode: str, games: int, workdir: Path) -> dict[str, Any]:
         "seconds": round(seconds, 2),
         "games_per_minute": round(60 * n / seconds, 1) if seconds else None,
         "report_seconds": round(report_s, 2),
+        "pages_seconds": round(pages_s, 2),
+        "games_per_minute_with_pages": round(60 * n / (seconds + pages_s), 1) if seconds else None,
         "leader": top,
     }
 
@@ -145,13 +154,22 @@ def run(
         ray_start_s=ray_start_s,
         rows=rows,
         skipped=skipped,
-        targets=[],
+        targets=[
+            target(
+                "tournament: scripted games per minute in-process (pages after the run)",
+                rows[0].get("games_per_minute"),
+                GAMES_PER_MINUTE,
+                rule=">=",
+            )
+        ],
         notes=[
             "in-process: games in threads, concurrency = CPU count; ray: one task per game on a "
             "local instance started once (ray_start_s, not in the rates), in a network "
             "namespace of its own with only loopback when run as root",
             "report_seconds: report-only from the stored games (ratings, 200 bootstrap draws, "
             "figures), no game replayed",
+            "pages_seconds: every game's page written after the run (report-only --pages); "
+            "games/min with pages counts them in",
         ],
     )
     return finish(NAME, payload, show_tables, show=show, write=write)
@@ -161,7 +179,17 @@ def show_tables(p: dict[str, Any]) -> None:
     console.print(
         rich_table(
             f"Scripted Diplomacy tournament, {p['games']} games per mode ({p['game']})",
-            ["mode", "games", "crashed", "seconds", "games/min", "report s", "leader"],
+            [
+                "mode",
+                "games",
+                "crashed",
+                "seconds",
+                "games/min",
+                "report s",
+                "pages s",
+                "games/min with pages",
+                "leader",
+            ],
             [
                 [
                     r["mode"],
@@ -170,6 +198,8 @@ def show_tables(p: dict[str, Any]) -> None:
                     r["seconds"],
                     r["games_per_minute"],
                     r["report_seconds"],
+                    r.get("pages_seconds"),
+                    r.get("games_per_minute_with_pages"),
                     r["leader"],
                 ]
                 for r in p["rows"]
@@ -183,6 +213,8 @@ def show_tables(p: dict[str, Any]) -> None:
     )
     for k, why in p["skipped"].items():
         console.print(f"[yellow]{k} skipped[/]: {why}")
+    if p.get("targets"):
+        console.print(targets_table("Targets", p["targets"]))
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -9,6 +9,10 @@ import pytest
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
 os.environ.setdefault("LANGGRAPH_CLI_NO_ANALYTICS", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist's workers get COLUMNS=80, which fixes Rich's width when wargraph.cli makes its
+    # console: the CLI tests' own COLUMNS would then be ignored. A worker runs as pytest does.
+    os.environ.pop("COLUMNS", None)
 
 
 @pytest.fixture
@@ -73,3 +77,27 @@ def entry_points(monkeypatch):
     yield install
     monkeypatch.undo()
     families.refresh()
+
+
+# Where a test's folder says what it is (tests/reliability: kill/resume, load, fuzzing), and which
+# tests share one thing under `pytest -n N --dist loadgroup`: tests/server's session server,
+# tests/browser's Chromium and page server, and the embedded model (loaded once per worker, and
+# one model's threads at a time on the machine's cores). Other tests use their own temporary
+# folders, free loopback ports and PostgreSQL schemas, so they run on any worker.
+_FOLDER_MARKS = {"reliability": "reliability"}
+_FOLDER_GROUPS = ("server", "browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = os.path.dirname(__file__)
+    grouping = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        folder = os.path.relpath(str(item.path), tests).split(os.sep)[0]
+        if folder in _FOLDER_MARKS:
+            item.add_marker(_FOLDER_MARKS[folder])
+        if grouping and not item.get_closest_marker("xdist_group"):
+            group = folder if folder in _FOLDER_GROUPS else None
+            if group is None and item.get_closest_marker("model"):
+                group = "model"
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))

@@ -96,26 +96,27 @@ PROFILE_HELP = (
 )
 
 
-def _known_errors() -> tuple[type[Exception], ...]:
-    from wargraph.kernel.families import FamilyError
-    from wargraph.kernel.graphkit import UnansweredAsk
-    from wargraph.kernel.scenario import ScenarioError
-    from wargraph.models.chat import ModelRefError
-    from wargraph.prompts import PromptError
-    from wargraph.runs.records import RecordError
-    from wargraph.store.errors import StoreError
+_KNOWN_ERRORS = (
+    ("wargraph.kernel.scenario", "ScenarioError"),
+    ("wargraph.store.errors", "StoreError"),
+    ("wargraph.kernel.graphkit", "UnansweredAsk"),
+    ("wargraph.prompts", "PromptError"),
+    ("wargraph.models.chat", "ModelRefError"),
+    ("wargraph.runs.records", "RecordError"),
+    ("wargraph.kernel.families", "FamilyError"),
+)
 
-    return (
-        ScenarioError,
-        StoreError,
-        UnansweredAsk,
-        PromptError,
-        ModelRefError,
-        RecordError,
-        FamilyError,
-        FileNotFoundError,
-        ModelUnavailable,
-    )
+
+def _known_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports in one line. Only from modules already loaded: an error
+    whose module was never imported cannot have been raised, and importing it here (the game
+    machinery for `UnansweredAsk`) cost a failing light command seconds."""
+    found = [
+        getattr(sys.modules[module], name)
+        for module, name in _KNOWN_ERRORS
+        if module in sys.modules
+    ]
+    return (*found, FileNotFoundError, ModelUnavailable)
 
 
 def _context(
@@ -937,10 +938,14 @@ def experiment(
         typer.Option(
             min=1,
             help="Model calls at once per OpenAI-compatible endpoint (default "
-            "WARGRAPH_ENDPOINT_CONCURRENCY, else 4); give it at least --concurrency x 2 if "
-            "the endpoint takes them.",
+            "WARGRAPH_ENDPOINT_CONCURRENCY, else max(8, seats of a game)); give it at least "
+            "--concurrency x seats if the endpoint takes them.",
         ),
     ] = None,
+    pages: Annotated[
+        bool,
+        typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
+    ] = False,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
@@ -958,6 +963,7 @@ def experiment(
         cpus_per_game=cpus_per_game,
         concurrency=concurrency,
         calls_per_endpoint=endpoint_concurrency,
+        pages=pages,
     )
     if code:
         _STOP_SAID.append(code == 130)  # it said what was kept and how to go on
@@ -987,6 +993,10 @@ def tournament(
     report_only: Annotated[
         bool, typer.Option("--report-only", help="Rebuild the report from the stored games.")
     ] = False,
+    pages: Annotated[
+        bool,
+        typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
+    ] = False,
 ) -> None:
     """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
     from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
@@ -1002,6 +1012,7 @@ def tournament(
         concurrency=concurrency,
         calls_per_endpoint=endpoint_concurrency,
         only_report=report_only,
+        pages=pages,
         console=console,
     )
     if code:

@@ -159,11 +159,13 @@ class FakeEndpoint:
     hang      sleeps `hang_s` before answering (past the client's timeout)
     badjson   HTTP 200 with a body that is not JSON
     badshape  HTTP 200 with JSON that is not a chat completion
+    429       HTTP 429 (rate limited) with `Retry-After: retry_after`
     """
 
     mode: str = "ok"
     reply: str = '{"plan": "hold"}'
     hang_s: float = 3.0
+    retry_after: str = "1"
     script: list[str] = field(default_factory=list)  # modes for the first requests, in order
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -213,6 +215,9 @@ class FakeEndpoint:
                     mode = "ok"
                 if mode == "500":
                     self._send(500, b'{"error": {"message": "internal error (fake)"}}')
+                elif mode == "429":
+                    body = b'{"error": {"message": "rate limited (fake)"}}'
+                    self._send(429, body, {"Retry-After": endpoint.retry_after})
                 elif mode == "badjson":
                     self._send(200, b'{"id": "x", "choices": [ {"message": nope')
                 elif mode == "badshape":
@@ -220,9 +225,13 @@ class FakeEndpoint:
                 else:
                     self._send(200, json.dumps(completion(endpoint.reply)).encode())
 
-            def _send(self, status: int, body: bytes) -> None:
+            def _send(
+                self, status: int, body: bytes, headers: dict[str, str] | None = None
+            ) -> None:
                 try:
                     self.send_response(status)
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()

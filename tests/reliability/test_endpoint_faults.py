@@ -141,3 +141,19 @@ def test_a_fault_then_a_good_answer_uses_the_model(endpoint, tmp_path):
     assert "Error code: 500" in trace[0]["error"] and "TimeoutError" in trace[1]["error"]
     assert "fallback" not in events
     assert len(endpoint.requests) == ASKS + 2
+
+
+@pytest.mark.timeout(60)
+def test_a_rate_limit_waits_as_long_as_the_endpoint_asks(endpoint, tmp_path):
+    """HTTP 429 with Retry-After: the next try comes after that wait, not after the back-off
+    (0.25 s), which would only meet the limit again."""
+    endpoint.script = ["429"]
+    endpoint.retry_after = "1.2"
+    endpoint.reply = '{"plan": "Open the sluices by a tenth.", "narrative": "Water flows again."}'
+    result, trace, _ = run_game(f"openai:fake@{endpoint.url}", tmp_path, retries=2)
+    assert result.finished
+    first, second = endpoint.requests[0], endpoint.requests[1]
+    assert first["prompt"] == second["prompt"]  # the same ask, tried again
+    assert 1.15 <= second["at"] - first["at"] < 5.0
+    faults = [t for t in trace if t["event"] == "fault"]
+    assert len(faults) == 1 and "429" in faults[0]["error"]

@@ -129,6 +129,7 @@ GHOST = Family(
 )
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_the_plugins_measures_reach_an_experiment_report(plugin, tmp_path):
     exp = load_experiment(
         {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -155,6 +156,7 @@ def test_prepare_writes_a_scenario_that_plays_and_ask_answers(tmp_path):
     assert r.exit_code == 0 and "choice" in r.output
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_eval_diplomacy_with_the_promise_judge(tmp_path):
     """The scripted decider stands in for the judge model (deterministic; judges nothing)."""
     out, ev = tmp_path / "d", tmp_path / "ev"

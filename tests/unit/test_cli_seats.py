@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -120,6 +121,7 @@ def test_every_finished_game_ends_with_a_fault_summary(tmp_path):
     assert "0 transport faults" in said and "fallbacks: 0" in said
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_langsmith_tracing_without_a_key_says_so_once_and_stays_offline(tmp_path):
     env = {
         k: v

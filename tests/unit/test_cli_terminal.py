@@ -32,7 +32,8 @@ ENV = {
     "LANGSMITH_TRACING": "false",
 }
 
-pytestmark = pytest.mark.timeout(240)
+# real terminals (a pty and a child process per test): each takes up to a minute or two
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def wargraph(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:

@@ -175,6 +175,7 @@ def _scripted():
     return GameContext(model="scripted", seed=1)
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_waragent_measures_come_from_its_scorer(tmp_path):
     import wargraph.games.waragent.eval as waragent
 

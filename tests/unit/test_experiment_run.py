@@ -134,6 +134,7 @@ def test_games_opening_a_new_store_together_wait_their_turn(tmp_path, monkeypatc
     assert len(list_runs(db)) == 2
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_interrupted_after_k_games_then_resumed(tmp_path):
     """A KeyboardInterrupt after the first finished game (as Ctrl-C would): the game running
     alongside stops after its current step; the next run finishes the rest and nothing that
@@ -295,6 +296,7 @@ def test_langsmith_parts_turn_outcomes_into_feedback(tmp_path):
     assert feedback["conflict"]["score"] == {"yes": 1.0, "no": 0.0}.get(answer)
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_changed_measures_recompute_without_rejudging(tmp_path):
     spec = {
         "name": "wa",

@@ -23,6 +23,7 @@ def _claim(folder: str, thread_id: str, start, results) -> None:
         results.put((folder, thread_id, str(exc)))
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 @pytest.mark.timeout(120)
 def test_concurrent_claims_of_one_new_folder_have_one_winner(tmp_path):
     ctx = mp.get_context("fork")

@@ -60,6 +60,7 @@ def _values(db, thread: str) -> dict:
         return graph.get_state({"configurable": {"thread_id": thread}}).values
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_replay_a_phase_n_times_leaves_the_original_untouched(stored, tmp_path):
     db, original = stored
     rows_before = _thread_rows(db, "orig")

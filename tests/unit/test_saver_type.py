@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from mypy import api
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +28,7 @@ async def first(db: str) -> None:
 """
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_mypy_checks_what_callers_do_with_a_store_saver(tmp_path):
     caller = tmp_path / "caller.py"
     caller.write_text(CALLER)

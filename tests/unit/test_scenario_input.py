@@ -123,6 +123,7 @@ def test_merge_keys_are_bounded_and_still_work(tmp_path):
     assert (b.persona, b.goals) == ("hawk", ["peace"])
 
 
+@pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_a_local_folder_or_file_cannot_shadow_a_shipped_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "summit").mkdir()

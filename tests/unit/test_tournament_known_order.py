@@ -48,13 +48,10 @@ def test_known_order_is_recovered_with_separated_intervals(diplomacy):
     assert all(summary["per_seat"][e][p]["games"] == 6 for e in fit for p in summary["seats"])
     for name in ("report.md", "leaderboard.png", "crosstable.png", "schedule.md"):
         assert (out / name).stat().st_size > 0
-    # every game row links the game's page (`wargraph view`), and the page is there
+    # no game's page is written in the run unless asked (`--pages`): the report says how
     report = (out / "report.md").read_text(encoding="utf-8")
-    for row in summary["games"]:
-        assert f"[view]({row['view']})" in report
-        page = out / row["view"]
-        assert page.name == "view.html" and page.parent == out / row["folder"]
-        assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert all(row["view"] is None for row in summary["games"])
+    assert not list(out.rglob("view.html")) and "--report-only --pages" in report
 
 
 def test_report_only_rebuilds_from_stored_games(diplomacy, monkeypatch):
@@ -68,11 +65,19 @@ def test_report_only_rebuilds_from_stored_games(diplomacy, monkeypatch):
 
     monkeypatch.setattr("wargraph.runs.runner.play", no_play)
     monkeypatch.setattr("wargraph.runs.runner.resume", no_play)
-    again = report_only(t, out)
+    again = report_only(t, out, pages=True)  # and each game's page, after the games
     after = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert again.report.exists() and (out / "leaderboard.png").exists()
     assert after["leaderboard"] == before["leaderboard"]
-    assert after["games"] == before["games"]
+    assert [{**g, "view": None} for g in after["games"]] == before["games"]
+    # every game row links the game's page (`wargraph view`), and the page is there
+    report = (out / "report.md").read_text(encoding="utf-8")
+    for row in after["games"]:
+        assert f"[view]({row['view']})" in report
+        page = out / row["view"]
+        assert page.name == "view.html" and page.parent == out / row["folder"]
+        assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert "--report-only --pages" not in report
 
 
 def test_blotto_best_response_is_recovered(tmp_path):

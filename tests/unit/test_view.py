@@ -202,8 +202,11 @@ def test_experiment_reports_link_each_games_view(crisis, tmp_path):
     games = outcomes()
     shown = games[0]
     shutil.copytree(crisis / "run", tmp_path / shown["folder"])
-    report = write_report(tmp_path, meta(), games).read_text(encoding="utf-8")
     view = tmp_path / shown["folder"] / "view.html"
+    view.unlink(missing_ok=True)  # another test of the module may have written the source's
+    report = write_report(tmp_path, meta(), games).read_text(encoding="utf-8")
+    assert not view.exists() and "[view](" not in report  # pages only when asked
+    report = write_report(tmp_path, meta(), games, pages=True).read_text(encoding="utf-8")
     assert view.is_file()
     assert f"| {shown['label']} | 0 | done | [view]({shown['folder']}/view.html) |" in report
     assert report.count("[view](") == 1  # the other games have no folder: listed, no link

@@ -256,11 +256,14 @@ def board_figures(
     return out
 
 
-def game_views(out_dir: Path, outcomes: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A link to each game's view (`wargraph view`: who knew what, phase by phase), written
-    now where missing; a game whose folder cannot be shown is listed without a link."""
+def game_views(
+    out_dir: Path, outcomes: Sequence[Mapping[str, Any]], pages: bool = False
+) -> list[str]:
+    """A link to each game's view (`wargraph view`: who knew what, phase by phase): with
+    `pages`, written now where missing; without, linked where one is already there and up to
+    date (a page costs more than a scripted game). A game without one is listed without a link."""
     try:
-        from wargraph.view import ensure_view
+        from wargraph.view import ensure_view, fresh_view
     except ImportError:
         return []
     store = out_dir / "checkpoints.sqlite"
@@ -268,7 +271,10 @@ def game_views(out_dir: Path, outcomes: Sequence[Mapping[str, Any]]) -> list[str
     rows = []
     for o in outcomes:
         folder = o.get("folder")
-        view = ensure_view(out_dir / folder, db=db) if folder else None
+        if not folder:
+            view = None
+        else:
+            view = ensure_view(out_dir / folder, db=db) if pages else fresh_view(out_dir / folder)
         link = f"[view]({view.relative_to(out_dir).as_posix()})" if view else "–"
         rows.append(
             [o.get("label", o.get("condition", "?")), o.get("run", "?"), o.get("status", "?"), link]
@@ -322,9 +328,12 @@ def write_report(
     out_dir: str | Path,
     meta: Mapping[str, Any] | None = None,
     outcomes: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    pages: bool = False,
 ) -> Path:
     """Write report.md, report.html, outcomes.csv, summary.json and figures/ into `out_dir`; without
-    `meta`/`outcomes` they are read from the experiment folder (experiment.json, outcome.json)."""
+    `meta`/`outcomes` they are read from the experiment folder (experiment.json, outcome.json).
+    `pages`: also each game's page (view.html) where missing."""
     out = Path(out_dir)
     if meta is None:
         try:
@@ -554,7 +563,7 @@ def write_report(
         "",
     ]
     # each game's view last: in a browser the results come first, then 60 rows of links
-    lines += game_views(out, outcomes)
+    lines += game_views(out, outcomes, pages)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

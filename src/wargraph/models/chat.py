@@ -255,21 +255,82 @@ class LlamaCppChat(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
 
-# Calls to one OpenAI-compatible endpoint run at most this many at once.
-_ENDPOINT_LIMITS: dict[str, threading.BoundedSemaphore] = {}
+# Calls to one OpenAI-compatible endpoint run at most this many at once. By default every seat
+# that acts in one step has its call in flight (a Diplomacy movement phase: seven), and never
+# fewer than DEFAULT_ENDPOINT_CONCURRENCY; a provider with a rate limit gets its own number
+# (`URL=N` in WARGRAPH_ENDPOINT_CONCURRENCY, or `set_endpoint_limit`). docs/performance.md.
+ENDPOINT_ENV = "WARGRAPH_ENDPOINT_CONCURRENCY"
+DEFAULT_ENDPOINT_CONCURRENCY = 8
+_ENDPOINT_LIMITS: dict[str, tuple[int, threading.BoundedSemaphore]] = {}
 _limits_guard = threading.Lock()
 _per_endpoint: int | None = None  # set_endpoint_concurrency; None: the environment's
+_per_url: dict[str, int] = {}  # set_endpoint_limit
+_seats_together = 0  # the most seats one step of a game in this process has asked at once
+
+
+def _url_key(url: str) -> str:
+    return url.strip().rstrip("/").lower()
+
+
+def _parse_env(raw: str) -> tuple[int | None, dict[str, int]]:
+    """`N`, `URL=N` or both, comma-separated: the number for every endpoint and per URL."""
+    every: int | None = None
+    per: dict[str, int] = {}
+    for item in (p.strip() for p in raw.split(",")):
+        if not item:
+            continue
+        url, eq, num = item.rpartition("=") if "=" in item else ("", "", item)
+        num = num.strip()
+        if not num.isdigit() or int(num) < 1 or (eq and not url.strip()):
+            raise ModelRefError(
+                f"{ENDPOINT_ENV}={raw!r}: expected a whole number >= 1, or URL=N entries "
+                "separated by commas (e.g. 16,https://api.openai.com/v1=4)"
+            )
+        if eq:
+            per[_url_key(url)] = int(num)
+        else:
+            every = int(num)
+    return every, per
+
+
+def seats_act_together(n: int) -> None:
+    """A game of this process asks up to `n` seats in one step: the default limit per endpoint
+    rises to `n` (so all of them are in flight at once); it never falls back while the process
+    runs (another game may still need it)."""
+    global _seats_together
+    with _limits_guard:
+        _seats_together = max(_seats_together, n)
 
 
 def endpoint_concurrency() -> int:
-    """Calls at once per OpenAI-compatible endpoint: `set_endpoint_concurrency`, else
-    WARGRAPH_ENDPOINT_CONCURRENCY, else 4."""
+    """Calls at once per OpenAI-compatible endpoint: `set_endpoint_concurrency`, else the number
+    in WARGRAPH_ENDPOINT_CONCURRENCY, else max(8, the seats a game asks at once)."""
     if _per_endpoint is not None:
         return _per_endpoint
-    raw = os.environ.get("WARGRAPH_ENDPOINT_CONCURRENCY", "4")
-    if not raw.strip().isdigit() or int(raw) < 1:
-        raise ModelRefError(f"WARGRAPH_ENDPOINT_CONCURRENCY={raw!r}: expected a whole number >= 1")
-    return int(raw)
+    every, _ = _parse_env(os.environ.get(ENDPOINT_ENV, ""))
+    if every is not None:
+        return every
+    return max(DEFAULT_ENDPOINT_CONCURRENCY, _seats_together)
+
+
+def endpoint_concurrency_for(ref: ModelRef) -> int:
+    """The limit of `ref`'s endpoint: its own setting (`set_endpoint_limit`, then `URL=N` in
+    the environment; OpenAI's own API answers to `https://api.openai.com/v1`), else the
+    general one. llama.cpp in process takes one call at a time anyway."""
+    if ref.provider != "openai":
+        return 1
+    url = _url_key(ref.base_url or "https://api.openai.com/v1")
+    if url in _per_url:
+        return _per_url[url]
+    _, per = _parse_env(os.environ.get(ENDPOINT_ENV, ""))
+    return per.get(url) or endpoint_concurrency()
+
+
+def endpoint_env_with(n: int) -> str:
+    """WARGRAPH_ENDPOINT_CONCURRENCY with `n` for every endpoint and its `URL=N` entries kept
+    (for worker processes that inherit the environment: Ray's)."""
+    _, per = _parse_env(os.environ.get(ENDPOINT_ENV, ""))
+    return ",".join([str(n), *(f"{url}={k}" for url, k in per.items())])
 
 
 def set_endpoint_concurrency(n: int | None) -> int | None:
@@ -281,18 +342,29 @@ def set_endpoint_concurrency(n: int | None) -> int | None:
         raise ModelRefError(f"endpoint concurrency {n}: expected a whole number >= 1")
     with _limits_guard:
         previous, _per_endpoint = _per_endpoint, n
-        _ENDPOINT_LIMITS.clear()  # made again, with the new size, at their next call
     return previous
+
+
+def set_endpoint_limit(url: str, n: int | None) -> None:
+    """At most `n` calls at once to the endpoint at `url` (a provider's rate limit), whatever
+    the general setting; None removes it."""
+    if n is not None and n < 1:
+        raise ModelRefError(f"endpoint limit {url}={n}: expected a whole number >= 1")
+    with _limits_guard:
+        if n is None:
+            _per_url.pop(_url_key(url), None)
+        else:
+            _per_url[_url_key(url)] = n
 
 
 def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
     key = f"{ref.provider}:{ref.base_url or ref.name}"
-    # llama.cpp in-process serialises anyway; a remote endpoint takes several at once.
-    size = endpoint_concurrency() if ref.provider == "openai" else 1
+    size = endpoint_concurrency_for(ref)
     with _limits_guard:
-        if key not in _ENDPOINT_LIMITS:
-            _ENDPOINT_LIMITS[key] = threading.BoundedSemaphore(size)
-        return _ENDPOINT_LIMITS[key]
+        held = _ENDPOINT_LIMITS.get(key)
+        if held is None or held[0] != size:  # made again when its setting changed
+            held = _ENDPOINT_LIMITS[key] = (size, threading.BoundedSemaphore(size))
+        return held[1]
 
 
 _CHAT_CACHE: dict[tuple, BaseChatModel] = {}

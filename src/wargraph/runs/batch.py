@@ -90,7 +90,7 @@ def play_many(
     `db`: the checkpoint store all games share (None: in memory, nothing kept); `out`: each
     game's records go to `out/<thread id>/` unless its spec names a folder. With
     `endpoint_concurrency`, calls to each OpenAI-compatible endpoint are capped at that many at
-    once while the batch runs (else WARGRAPH_ENDPOINT_CONCURRENCY, default 4, or what
+    once while the batch runs (else WARGRAPH_ENDPOINT_CONCURRENCY, default max(8, seats), or what
     `wargraph.models.chat.set_endpoint_concurrency` set): a game's seats may call at once, so give
     it `concurrency` x 2 when the endpoint can take them. `on_done` runs in the calling
     thread as each game ends. On Ctrl-C, running games stop after their current step (their

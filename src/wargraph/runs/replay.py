@@ -35,7 +35,7 @@ from typing import Any
 from wargraph.kernel.context import GameContext
 from wargraph.runs.records import build_record, write_record
 from wargraph.runs.replay_change import apply_change, check_model
-from wargraph.runs.runner import GameError, build_for, load_run, thread_config
+from wargraph.runs.runner import GameError, build_for, load_run, seats_at_once, thread_config
 from wargraph.kernel.scenario import Scenario, load_scenario
 from wargraph.store.saver import Saver, open_saver
 
@@ -276,7 +276,7 @@ def replay(
             run_dir = out / f"run_{k}" if out is not None else None
             run_ctx = _ctx_for(ctx, model, ctx.seed + k, run_dir)
             run_ctx.role_models = dict(applied.role_models)
-            config = thread_config(new_thread)
+            config = thread_config(new_thread, seats_at_once(scenario))
             # stored with the fork's first checkpoint (written by update_state below)
             saver.register_run(
                 new_thread,

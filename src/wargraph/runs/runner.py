@@ -204,7 +204,7 @@ def play(
         rundir.check(out_dir)  # before the lease or any model call: a bad folder fails at once
         if ctx.trace_path is None:
             ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
-    config = thread_config(thread_id)
+    config = thread_config(thread_id, seats_at_once(sc))
     games: AbstractContextManager[tuple[Any, Lease | None]]
     if db is None:
         from langgraph.checkpoint.memory import InMemorySaver
@@ -261,6 +261,7 @@ def resume(
             ctx.trace_path = str(Path(out_dir) / "trace.jsonl")
             rundir.adopt_trace(Path(out_dir), earlier)
         saver.verify_thread(thread_id)
+        config = thread_config(thread_id, seats_at_once(sc))
         graph = game_graph(sc, saver)
         state = graph.get_state(config)
         if not state.values:
@@ -308,10 +309,35 @@ def _switch_models(
     saver.register_run(thread_id, {**run, "context": dataclasses.asdict(ctx), "models": history})
 
 
-def thread_config(thread_id: str) -> RunnableConfig:
+# Threads LangGraph may run one step's tasks in (`max_concurrency`; its default, the thread
+# pool's cores + 4, is six on two cores: a phase of seven seats then had at most six calls in
+# flight). Threads start only when a step has that many tasks; each waits on I/O, not the GIL.
+STEP_WORKERS = 32
+
+
+def step_workers(seats: int = 0) -> int:
+    """Enough workers for every seat of a step at once, and the checkpoint writes beside them."""
+    return max(STEP_WORKERS, seats + 8)
+
+
+def thread_config(thread_id: str, seats: int = 0) -> RunnableConfig:
     """The run configuration of one game's thread; a whole game runs in one invocation, so the
-    step limit is high."""
-    return {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
+    step limit is high, and every seat a step asks runs at once (`step_workers`)."""
+    return {
+        "configurable": {"thread_id": thread_id},
+        "recursion_limit": 10_000,
+        "max_concurrency": step_workers(seats),
+    }
+
+
+def seats_at_once(sc: Scenario) -> int:
+    """The most seats a step of this game may ask at once (every role: an upper bound), which
+    the endpoint limit's default then lets into flight together (`wargraph.models.chat`)."""
+    from wargraph.models.chat import seats_act_together
+
+    n = len(sc.roles)
+    seats_act_together(n)
+    return n
 
 
 def _finish(

@@ -37,6 +37,7 @@ from wargraph.models.faults import (
     streaks,
 )
 from wargraph.models.profiles import Profile, seat_profile
+from wargraph.models.ratelimit import retry_after_s
 from wargraph.runs.trace import record_call
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
 from wargraph.seats.bots import BotDecider, is_bot
@@ -480,8 +481,9 @@ class LLMDecider:
                 if isinstance(exc, ModelRefError):  # a model that cannot load never will
                     refused = isinstance(exc, ModelRefused)
                     self._stop(ask, game, str(exc), 1, load=True, refused=refused)
-                if trial < retries:
-                    time.sleep(min(0.25 * 2**trial, 4.0))
+                if trial < retries:  # the wait a rate-limited endpoint asks for, else back-off
+                    asked = retry_after_s(exc)
+                    time.sleep(asked if asked is not None else min(0.25 * 2**trial, 4.0))
         failed = streaks.failed(game)
         if failed >= int(self.seat.get("max_faults", DEFAULT_MAX_FAULTS)):
             self._stop(ask, game, error, failed, load=False)

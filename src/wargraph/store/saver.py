@@ -96,7 +96,7 @@ if TYPE_CHECKING:
 
     _SaverBase = BaseCheckpointSaver[str]
 else:
-    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
+    # The mixins below are checked against the LangGraph savers `_saver_class` puts them
     # before; at run time they are plain classes (those savers are imported on first use).
     _SaverBase = _SqliteBase = _PostgresBase = object
 
@@ -472,7 +472,7 @@ class _BoundBlobs(_PostgresBase):
 
 
 if TYPE_CHECKING:
-    # The two classes `_saver_classes` makes at run time (LangGraph's savers are imported on
+    # The two classes `_saver_class` makes at run time (LangGraph's savers are imported on
     # first use), as mypy sees them.
     class WargraphSqliteSaver(Saver, FencedSqlite):
         pass
@@ -481,19 +481,24 @@ if TYPE_CHECKING:
         pass
 
 
-def _saver_classes() -> dict[str, type[Saver]]:
-    from langgraph.checkpoint.postgres import PostgresSaver
-    from langgraph.checkpoint.sqlite import SqliteSaver
+def _saver_class(kind: str) -> type[Saver]:
+    """One backend's class: a SQLite store never imports the PostgreSQL saver (psycopg and its
+    pool are a good share of a command's start-up)."""
+    if kind == "sqlite":
+        from langgraph.checkpoint.sqlite import SqliteSaver
 
-    return {
-        "sqlite": type("WargraphSqliteSaver", (Saver, FencedSqlite, SqliteSaver), {}),
-        "postgres": type(
+        return type("WargraphSqliteSaver", (Saver, FencedSqlite, SqliteSaver), {})
+    if kind == "postgres":
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        return type(
             "WargraphPostgresSaver", (Saver, _BoundBlobs, OneTransaction, PostgresSaver), {}
-        ),
-    }
+        )
+    raise KeyError(kind)
 
 
 _CLASSES: dict[str, type[Saver]] = {}
+_classes_guard = threading.Lock()  # one class per backend, whichever thread asks first
 
 
 @overload
@@ -503,10 +508,11 @@ def saver_class(kind: Literal["postgres"]) -> type[WargraphPostgresSaver]: ...
 @overload
 def saver_class(kind: str) -> type[Saver]: ...
 def saver_class(kind: str) -> type[Saver]:
-    """The store's saver class for a backend ("sqlite" or "postgres")."""
-    if not _CLASSES:
-        _CLASSES.update(_saver_classes())
-    return _CLASSES[kind]
+    """The store's saver class for a backend ("sqlite" or "postgres"), made on first use."""
+    with _classes_guard:
+        if kind not in _CLASSES:
+            _CLASSES[kind] = _saver_class(kind)
+        return _CLASSES[kind]
 
 
 # --- setting a store up ----------------------------------------------------------------------

@@ -17,7 +17,15 @@ from wargraph.view.page import page
 from wargraph.view.panels import panels_for
 from wargraph.view.payload import build_payload
 
-__all__ = ["ViewError", "build_view", "view_html", "write_view", "write_stored_view"]
+__all__ = [
+    "ViewError",
+    "build_view",
+    "ensure_view",
+    "fresh_view",
+    "view_html",
+    "write_stored_view",
+    "write_view",
+]
 
 
 class ViewError(ValueError):
@@ -109,14 +117,26 @@ def write_stored_view(db: str, thread_id: str, out: str | Path | None = None) ->
     return _write(view_html(record, trace, db=db), target)
 
 
-def ensure_view(run_dir: str | Path, *, db: str | None = None) -> Path | None:
-    """`run_dir/view.html`, written unless it is newer than the game's record; None when the
-    folder holds no readable game (reports link what exists and go on)."""
+def fresh_view(run_dir: str | Path) -> Path | None:
+    """`run_dir/view.html` when it is there and newer than the game's record, else None."""
     folder = Path(run_dir)
     target, record = folder / "view.html", folder / "record.json"
     try:
         if target.is_file() and target.stat().st_mtime >= record.stat().st_mtime:
             return target
+    except OSError:
+        pass
+    return None
+
+
+def ensure_view(run_dir: str | Path, *, db: str | None = None) -> Path | None:
+    """`run_dir/view.html`, written unless it is newer than the game's record; None when the
+    folder holds no readable game (reports link what exists and go on)."""
+    folder = Path(run_dir)
+    fresh = fresh_view(folder)
+    if fresh is not None:
+        return fresh
+    try:
         return write_view(folder, db=db)
     except (ViewError, OSError):
         return None

@@ -15,7 +15,12 @@ from wargraph.evals.experiment.plan import conditions_of
 from wargraph.evals.experiment.run import run_experiment
 from wargraph.evals.experiment.spec import ExperimentError, load_experiment
 from wargraph.kernel.scenario import ScenarioError
-from wargraph.models.chat import ModelRefError, endpoint_concurrency, set_endpoint_concurrency
+from wargraph.models.chat import (
+    ModelRefError,
+    endpoint_concurrency,
+    endpoint_env_with,
+    set_endpoint_concurrency,
+)
 from wargraph.seats.terminal import safe
 from wargraph.store.errors import StoreError, describe
 
@@ -78,13 +83,15 @@ def run_from_cli(
     cpus_per_game: float = 1.0,
     concurrency: int | None = None,
     calls_per_endpoint: int | None = None,
+    pages: bool = False,
 ) -> int:
     """`wargraph experiment FILE`: returns the exit code (0 done, 1 some games crashed,
     2 bad input, 130 interrupted — run again to resume). `db`: the checkpoint store (a
     `postgresql://` URL or a SQLite file); `ray`: run each game as a task on that Ray cluster
     ("auto": this machine's cluster, or a local one). `concurrency`: games at once in this
     process (overrides the file); `calls_per_endpoint`: model calls at once per
-    OpenAI-compatible endpoint, per process (else WARGRAPH_ENDPOINT_CONCURRENCY, default 4)."""
+    OpenAI-compatible endpoint, per process (else WARGRAPH_ENDPOINT_CONCURRENCY, default
+    max(8, the seats a game asks at once)); `pages`: each game's page, after the games."""
     from rich.console import Console
 
     console = console or Console()
@@ -98,7 +105,7 @@ def run_from_cli(
         if calls_per_endpoint is not None:
             set_endpoint_concurrency(calls_per_endpoint)
             if ray:  # Ray's worker processes on this machine inherit the variable
-                os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = str(calls_per_endpoint)
+                os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = endpoint_env_with(calls_per_endpoint)
         out_dir = Path(out) if out else Path("runs") / "experiments" / exp.name
         n = len(conditions_of(exp)) * exp.runs
         where = f"as Ray tasks on {ray}" if ray else f"{exp.concurrency} at a time"
@@ -112,9 +119,15 @@ def run_from_cli(
             from wargraph.evals.experiment.cluster import run_experiment_on_ray
 
             return run_experiment_on_ray(
-                exp, out_dir, address=ray, db=db, cpus_per_game=cpus_per_game, console=console
+                exp,
+                out_dir,
+                address=ray,
+                db=db,
+                cpus_per_game=cpus_per_game,
+                console=console,
+                pages=pages,
             )
-        return run_experiment(exp, out_dir, console=console, db=db)
+        return run_experiment(exp, out_dir, console=console, db=db, pages=pages)
 
     result = run_guarded(console, body)
     if isinstance(result, int):

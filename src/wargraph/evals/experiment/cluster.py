@@ -179,8 +179,10 @@ def run_experiment_on_ray(
     report: bool = True,
     held_wait_s: float = 1.0,
     plans: list[GamePlan] | None = None,
+    pages: bool = False,
 ) -> ExperimentResult:
-    """Run every game not yet finished as a Ray task, then write the report.
+    """Run every game not yet finished as a Ray task, then write the report (and with `pages`
+    each game's page, after the games).
 
     `db`: the shared checkpoint store, a `postgresql://` URL for a cluster (default: the
     experiment's SQLite file, which only works when every worker is on this machine).
@@ -212,7 +214,7 @@ def run_experiment_on_ray(
                 exp, run.plans, run.result.counts["skipped"], show_progress, console
             )
             _drive_tasks(run, opts, hooks or Hooks(), view)
-            return finish_run(run, view.crashed, report)
+            return finish_run(run, view.crashed, report, pages)
         finally:
             if started_here:
                 import ray

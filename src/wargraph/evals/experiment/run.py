@@ -107,8 +107,11 @@ def start_run(exp: Experiment, out: Path, plans: list[GamePlan]) -> Run:
     return run
 
 
-def finish_run(run: Run, crashed: list[dict[str, str]], report: bool) -> ExperimentResult:
-    """Outcomes in plan order, the description with counts, the report and LangSmith."""
+def finish_run(
+    run: Run, crashed: list[dict[str, str]], report: bool, pages: bool = False
+) -> ExperimentResult:
+    """Outcomes in plan order, the description with counts, the report (with `pages`, each
+    game's page, written now that the games are over) and LangSmith."""
     result, meta = run.result, run.meta
     result.outcomes = [run.outcomes[p.thread_id] for p in run.plans if p.thread_id in run.outcomes]
     result.elapsed_s = time.perf_counter() - run.started
@@ -119,7 +122,7 @@ def finish_run(run: Run, crashed: list[dict[str, str]], report: bool) -> Experim
     if report:
         from wargraph.evals.report import write_report
 
-        result.report = write_report(run.out, meta, result.outcomes)
+        result.report = write_report(run.out, meta, result.outcomes, pages=pages)
     if run.exp.langsmith:
         result.langsmith = log_langsmith(meta, result.outcomes)
     return result
@@ -138,8 +141,10 @@ def run_experiment(
     db: str | Path | None = None,
     held_wait_s: float = 1.0,
     plans: list[GamePlan] | None = None,
+    pages: bool = False,
 ) -> ExperimentResult:
-    """Run every game not yet finished, `concurrency` at a time, then write the report.
+    """Run every game not yet finished, `concurrency` at a time, then write the report (and
+    with `pages` each game's page, after the games).
 
     Games run in threads (the embedded model serialises its calls behind its lock, so games
     interleave; an OpenAI-compatible endpoint takes calls concurrently up to its limit). On
@@ -165,6 +170,7 @@ def run_experiment(
             grace_s,
             report,
             held_wait_s,
+            pages,
         )
 
 
@@ -178,6 +184,7 @@ def _run_threads(
     grace_s: float,
     report: bool,
     held_wait_s: float,
+    pages: bool = False,
 ) -> ExperimentResult:
     exp, out, keys = run.exp, run.out, run.keys
     todo: queue.Queue[GamePlan] = queue.Queue()
@@ -259,7 +266,7 @@ def _run_threads(
         raise
     for t in threads:
         t.join()
-    return finish_run(run, view.crashed, report)
+    return finish_run(run, view.crashed, report, pages)
 
 
 def experiment_meta(exp: Experiment, plans: list[GamePlan]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from wargraph.evals.experiment.cli import run_guarded
 from wargraph.evals.experiment.spec import ExperimentError
 from wargraph.evals.tournament.run import report_only, run_tournament
 from wargraph.evals.tournament.spec import load_tournament
-from wargraph.models.chat import set_endpoint_concurrency
+from wargraph.models.chat import endpoint_env_with, set_endpoint_concurrency
 
 
 def run_from_cli(
@@ -23,6 +23,7 @@ def run_from_cli(
     concurrency: int | None = None,
     calls_per_endpoint: int | None = None,
     only_report: bool = False,
+    pages: bool = False,
     console: Any = None,
 ) -> int:
     """Exit code: 0 done, 1 some games crashed or wait for a person, 2 bad input, 130
@@ -43,9 +44,9 @@ def run_from_cli(
         if calls_per_endpoint is not None:
             set_endpoint_concurrency(calls_per_endpoint)
             if ray:
-                os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = str(calls_per_endpoint)
+                os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = endpoint_env_with(calls_per_endpoint)
         if only_report:
-            return report_only(t, out)
+            return report_only(t, out, pages=pages)
 
         def announce(text: str) -> None:
             console.print(f"[bold]{t.name}[/]: schedule (seat -> entrant), written before play:")
@@ -59,6 +60,7 @@ def run_from_cli(
             cpus_per_game=cpus_per_game,
             console=console,
             announce=announce,
+            pages=pages,
         )
 
     result = run_guarded(console, body)

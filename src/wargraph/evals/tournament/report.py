@@ -215,6 +215,12 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
             + (f"[view]({r['view']})" if r.get("view") else "–")
             + " |"
         )
+    if any(not r.get("view") for r in st.rows):
+        lines += [
+            "",
+            "Pages not written for every game: `wargraph view FOLDER` writes one; "
+            "`wargraph tournament FILE --report-only --pages` writes them all.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -262,15 +268,18 @@ def figures(st: Standing, out: Path) -> None:
     plt.close(fig)
 
 
-def _link_views(st: Standing, out: Path) -> None:
-    """Each rated game's page (`wargraph view`: who knew what, phase by phase), written where
-    missing or older than its record, so a report rebuilt later redraws nothing."""
-    from wargraph.view import ensure_view
+def _link_views(st: Standing, out: Path, pages: bool) -> None:
+    """Each rated game's page (`wargraph view`: who knew what, phase by phase): with `pages`,
+    written where missing or older than its record (a report rebuilt later redraws nothing);
+    without, linked where one is already there and up to date (`--pages` or `wargraph view
+    FOLDER` writes the rest: a page costs more than a scripted game)."""
+    from wargraph.view import ensure_view, fresh_view
 
     store = out / "checkpoints.sqlite"  # the games' store unless --db named another
     db = str(store) if store.exists() else None
     for r in st.rows:
-        view = ensure_view(out / r["folder"], db=db)
+        folder = out / r["folder"]
+        view = ensure_view(folder, db=db) if pages else fresh_view(folder)
         r["view"] = view.relative_to(out).as_posix() if view else None
 
 
@@ -307,10 +316,18 @@ def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[
     return [games, board]
 
 
-def write_report(s: Setup, games: list[Game], st: Standing, out: Path, stopped_by: str) -> Path:
+def write_report(
+    s: Setup,
+    games: list[Game],
+    st: Standing,
+    out: Path,
+    stopped_by: str,
+    *,
+    pages: bool = False,
+) -> Path:
     from wargraph.evals.report_page import write_page
 
-    _link_views(st, out)
+    _link_views(st, out, pages)
     data = summary(s, st, stopped_by)
     write_json(out / "summary.json", data)
     write_csvs(s, st, data, out)

@@ -54,9 +54,11 @@ def run_tournament(
     console: Any = None,
     hooks: Hooks | None = None,
     announce: Any = None,
+    pages: bool = False,
 ) -> TournamentResult:
-    """Play every scheduled game not yet finished, then write the report. `announce(text)`
-    receives the schedule before play (the CLI prints it). Killed, it resumes when run again."""
+    """Play every scheduled game not yet finished, then write the report (with `pages`, each
+    game's page too, after the games). `announce(text)` receives the schedule before play (the
+    CLI prints it). Killed, it resumes when run again."""
     out = out_path(t, out_dir)
     s = play.setup(t)
     games = play.schedule(s)
@@ -92,7 +94,7 @@ def run_tournament(
         )
     with folder_lock(out):
         standing = standings(s, games, out)
-        report = write_report(s, games, standing, out, stopped_by)
+        report = write_report(s, games, standing, out, stopped_by, pages=pages)
     return TournamentResult(
         out, games, standing, stopped_by, counts, report, play.people_commands(s, games, out, db)
     )
@@ -121,8 +123,11 @@ def _stop_reason(s: play.Setup, games: list[Game], outcomes: list[dict], out: Pa
     return ""
 
 
-def report_only(t: Tournament, out_dir: str | Path | None = None) -> TournamentResult:
-    """The report again from the stored games (nothing is played): the schedule as written."""
+def report_only(
+    t: Tournament, out_dir: str | Path | None = None, *, pages: bool = False
+) -> TournamentResult:
+    """The report again from the stored games (nothing is played): the schedule as written;
+    with `pages`, each game's page where missing."""
     out = out_path(t, out_dir)
     s = play.setup(t)
     data = read_json(out / "schedule.json")
@@ -141,7 +146,7 @@ def report_only(t: Tournament, out_dir: str | Path | None = None) -> TournamentR
     stopped_by = str(summary.get("stopped_by", "schedule played"))
     with folder_lock(out):
         standing = standings(s, games, out)
-        report = write_report(s, games, standing, out, stopped_by)
+        report = write_report(s, games, standing, out, stopped_by, pages=pages)
     return TournamentResult(out, games, standing, stopped_by, {}, report, [])
 
 

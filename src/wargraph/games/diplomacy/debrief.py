@@ -1,5 +1,6 @@
 """The debrief after the last phase: the game's scores as a narration for the record and, when
-the run has an output folder, the measures' files and the maps (`diplomacy.maps`) written there.
+the run has an output folder, the measures' files and the maps (`diplomacy.maps`) written there
+(the relationship chart only on request: `wargraph eval diplomacy`).
 All are pure functions of the record, so a resumed game rewrites the same files."""
 
 from __future__ import annotations

@@ -417,9 +417,11 @@ def measures_markdown(m: Mapping[str, Any], title: str = "Diplomacy") -> str:
 
 
 def write_measures(
-    m: Mapping[str, Any], folder: str | Path, *, stem: str = "measures"
+    m: Mapping[str, Any], folder: str | Path, *, stem: str = "measures", chart: bool = False
 ) -> list[Path]:
-    """`<stem>.json`, `<stem>.md` and (when there are diary entries) `relationships.png`."""
+    """`<stem>.json`, `<stem>.md` and, with `chart` and diary entries, `relationships.png`
+    (matplotlib takes longer than a scripted game: the end of play leaves it to `wargraph eval
+    diplomacy`, which draws it on request)."""
     import json
 
     folder = Path(folder)
@@ -427,7 +429,7 @@ def write_measures(
     out = [folder / f"{stem}.json", folder / f"{stem}.md"]
     out[0].write_text(json.dumps(m, indent=2), encoding="utf-8")
     out[1].write_text(measures_markdown(m), encoding="utf-8")
-    if m["relationships"]["phases"]:
+    if chart and m["relationships"]["phases"]:
         out.append(relationship_chart(m["relationships"], folder / "relationships.png"))
     return out
 

@@ -1,0 +1,265 @@
+"""Every seat of a phase in flight at once (issue 30): Diplomacy against a loopback
+OpenAI-compatible endpoint that answers every call after 500 ms, next to AI_Diplomacy's figures
+measured on the same kind of machine (the issue's table).
+
+    python -m benchmarks.seats_at_once            # games to 1902
+    python -m benchmarks.seats_at_once --quick    # games to 1901
+
+Reported per game shape: wall per movement phase (the time from one adjudication to the next,
+the game's first phase left out: it pays the start-up), the seat-call waves a phase waits for in
+series (calls per phase / seats), and requests in flight at the endpoint (peak; mean over the
+time at least one is in flight). The same shipped game is also played with the limits before
+this change (4 calls per endpoint, LangGraph's default thread pool of cores + 4) for a
+before/after in one run. CPU per movement phase with the instant scripted decider comes from
+two scripted games (to 1902 minus to 1901, over the movement phases between).
+
+Targets (ratios to AI_Diplomacy): wall per movement phase <= 0.6x at 500 ms; CPU per movement
+phase <= 0.33x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import (
+    console,
+    finish,
+    load_average,
+    result_payload,
+    rich_table,
+    target,
+    targets_table,
+)
+
+NAME = "seats_at_once"
+LATENCY_S = 0.5
+SEATS = 7
+# AI_Diplomacy on the same machine (issue 30): wall per movement phase with every answer after
+# 500 ms, requests in flight then, and CPU per movement phase with an instant stub.
+AI_DIPLOMACY = {"wall_s": 2.5, "peak": 7, "mean": 7.4, "cpu_s": 0.249}
+WALL_RATIO_LIMIT = 0.6
+CPU_RATIO_LIMIT = 0.33
+SHAPES = {
+    "shipped": [],  # 2 negotiation rounds, diaries, orders
+    "one negotiation round": ["diplomacy.negotiation_rounds=1"],
+    "orders only": ["diplomacy.negotiation_rounds=0", "diplomacy.diary=false"],
+}
+BASE = ["diplomacy.maps=none"]
+
+
+def _adjudicated(values: dict[str, Any]) -> str:
+    """The name of the phase the engine just processed ("" when it cannot be read)."""
+    try:
+        phases = values["world"]["diplomacy"]["phases"]
+        return str(phases[-2]["name"])
+    except (KeyError, IndexError, TypeError):
+        return ""
+
+
+@contextlib.contextmanager
+def old_limits() -> Iterator[None]:
+    """The limits before issue 30: 4 calls per endpoint, LangGraph's default thread pool."""
+    import wargraph.models.chat as models
+    import wargraph.runs.runner as runner
+
+    before_workers = runner.step_workers
+    before = models.set_endpoint_concurrency(4)
+    runner.step_workers = lambda seats=0: None  # type: ignore[assignment,return-value]
+    try:
+        yield
+    finally:
+        runner.step_workers = before_workers
+        models.set_endpoint_concurrency(before)
+
+
+def endpoint_game(endpoint: Any, overrides: list[str], year: int, workdir: Path) -> dict[str, Any]:
+    """One Diplomacy game whose seven seats call `endpoint`; wall per movement phase and the
+    endpoint's requests in flight while it ran."""
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+
+    marks: list[tuple[float, str]] = []
+
+    def progress(node: str, values: dict[str, Any]) -> None:
+        if node == "adjudicate":
+            marks.append((time.perf_counter(), _adjudicated(values)))
+
+    folder = workdir / f"g{len(list(workdir.iterdir()))}"
+    endpoint.stats()  # the peak counts from here
+    first = endpoint.stats()
+    start = time.perf_counter()
+    play(
+        "diplomacy",
+        overrides=[*BASE, f"diplomacy.max_year={year}", *overrides],
+        context=GameContext(model=endpoint.model(), seed=0, call_timeout=30),
+        db=folder / "game.sqlite",
+        out_dir=folder / "out",
+        progress=progress,
+    )
+    wall = time.perf_counter() - start
+    last = endpoint.stats()
+    spans = [(t - marks[i - 1][0], name) for i, (t, name) in enumerate(marks) if i > 0]
+    moves = [s for s, name in spans if name.endswith("M")]
+    requests = last["requests"] - first["requests"]
+    busy = last["busy_s"] - first["busy_s"]
+    phases = len(marks)
+    return {
+        "game_s": round(wall, 2),
+        "phases": phases,
+        "movement_phases_timed": len(moves),
+        "wall_per_phase_s": round(statistics.mean(moves), 3) if moves else None,
+        "requests": requests,
+        "waves_per_phase": round(requests / max(1, phases) / SEATS, 2),
+        "peak_in_flight": last["peak_in_flight"],
+        "mean_in_flight": round((last["in_flight_s"] - first["in_flight_s"]) / busy, 2)
+        if busy
+        else None,
+    }
+
+
+def cpu_per_phase() -> dict[str, Any]:
+    """Process CPU per movement phase with the instant scripted decider: (game to 1902 - game
+    to 1901) / movement phases between, after a warm-up game (imports, compiled graphs)."""
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+
+    def game(year: int) -> tuple[float, list[str]]:
+        names: list[str] = []
+
+        def progress(node: str, values: dict[str, Any]) -> None:
+            if node == "adjudicate":
+                names.append(_adjudicated(values))
+
+        t = time.process_time()
+        play(
+            "diplomacy",
+            overrides=[*BASE, f"diplomacy.max_year={year}"],
+            context=GameContext(model="scripted", seed=0),
+            db=None,
+            progress=progress,
+        )
+        return time.process_time() - t, names
+
+    game(1901)
+    short = min(game(1901) for _ in range(2))
+    long = min(game(1902) for _ in range(2))
+    moves = sum(1 for n in long[1][len(short[1]) :] if n.endswith("M"))
+    per = (long[0] - short[0]) / max(1, moves)
+    return {"cpu_per_phase_s": round(per, 4), "movement_phases": moves}
+
+
+def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[str, Any]:
+    from benchmarks.fake_endpoint import FakeEndpoint
+
+    started, load_at_start = time.perf_counter(), load_average()
+    year = 1901 if quick else 1902
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="wargraph-bench-seats-") as tmp:
+        workdir = Path(tmp)
+        with FakeEndpoint(latency_s=LATENCY_S, log_dir=workdir) as endpoint:
+            for shape, overrides in SHAPES.items():
+                rows.append(
+                    {"shape": shape, "limits": "now"}
+                    | endpoint_game(endpoint, overrides, year, workdir)
+                )
+            with old_limits():
+                rows.append(
+                    {"shape": "shipped", "limits": "before (4 per endpoint, cores + 4 threads)"}
+                    | endpoint_game(endpoint, SHAPES["shipped"], year, workdir)
+                )
+    cpu = cpu_per_phase()
+    shipped = rows[0]
+    wall = shipped["wall_per_phase_s"]
+    targets = [
+        target(
+            "seats_at_once: wall per movement phase, 500 ms endpoint / AI_Diplomacy's",
+            wall / AI_DIPLOMACY["wall_s"] if wall else None,
+            WALL_RATIO_LIMIT,
+            rule="<=",
+            unit="x",
+        ),
+        target(
+            "seats_at_once: CPU per movement phase, instant stub / AI_Diplomacy's",
+            cpu["cpu_per_phase_s"] / AI_DIPLOMACY["cpu_s"],
+            CPU_RATIO_LIMIT,
+            rule="<=",
+            unit="x",
+        ),
+    ]
+    payload = result_payload(
+        NAME,
+        started,
+        load_at_start,
+        quick=quick,
+        latency_s=LATENCY_S,
+        max_year=year,
+        ai_diplomacy=AI_DIPLOMACY,
+        rows=rows,
+        cpu=cpu,
+        targets=targets,
+        notes=[
+            "wall per movement phase: adjudication to adjudication, the first phase left out",
+            "waves per phase: requests / phases / 7 seats, the calls a phase waits for in series"
+            " (all phases, so winters pull it down); each wave costs at least the latency",
+            "mean in flight: integral of requests in flight over the time at least one was",
+        ],
+    )
+    return finish(NAME, payload, show_tables, show=show, write=write)
+
+
+def show_tables(p: dict[str, Any]) -> None:
+    ai = p["ai_diplomacy"]
+    rows: list[list[Any]] = [
+        [
+            "AI_Diplomacy (issue 30)",
+            "-",
+            ai["wall_s"],
+            1.0,
+            "-",
+            ai["peak"],
+            ai["mean"],
+        ]
+    ]
+    for r in p["rows"]:
+        wall = r["wall_per_phase_s"]
+        rows.append(
+            [
+                f"wargraph: {r['shape']}",
+                r["limits"],
+                wall,
+                wall / ai["wall_s"] if wall else None,
+                r["waves_per_phase"],
+                r["peak_in_flight"],
+                r["mean_in_flight"],
+            ]
+        )
+    console.print(
+        rich_table(
+            f"Diplomacy to {p['max_year']}, seven seats on a {p['latency_s'] * 1000:.0f} ms "
+            "loopback endpoint",
+            ["game", "limits", "s / movement phase", "x AI_Dipl.", "waves", "peak", "mean"],
+            rows,
+            caption=f"CPU per movement phase, scripted: {p['cpu']['cpu_per_phase_s']} s "
+            f"(AI_Diplomacy {ai['cpu_s']} s with an instant stub)",
+        )
+    )
+    console.print(targets_table("Targets", p["targets"]))
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.seats_at_once", description=__doc__)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+    return run(quick=args.quick, write=not args.no_write)
+
+
+if __name__ == "__main__":
+    main()

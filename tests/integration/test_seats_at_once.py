@@ -1,0 +1,43 @@
+"""Every seat of a Diplomacy phase has its call in flight at once against a slow endpoint (a
+real loopback server answering after a fixed delay): seven powers, seven requests together,
+with the shipped defaults (no endpoint setting, no thread-pool setting)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.fake_endpoint import FakeEndpoint
+from wargraph.kernel.context import GameContext
+from wargraph.models.chat import set_endpoint_concurrency
+from wargraph.runs.runner import play
+
+pytestmark = [pytest.mark.server, pytest.mark.timeout(180)]
+
+ORDERS_ONLY = [
+    "diplomacy.max_year=1901",
+    "diplomacy.negotiation_rounds=0",
+    "diplomacy.diary=false",
+    "diplomacy.maps=none",
+]
+
+
+def test_seven_powers_call_together(tmp_path, monkeypatch):
+    monkeypatch.delenv("WARGRAPH_ENDPOINT_CONCURRENCY", raising=False)
+    previous = set_endpoint_concurrency(None)  # the shipped default, whatever ran before
+    try:
+        with FakeEndpoint(latency_s=0.4, log_dir=tmp_path) as endpoint:
+            endpoint.stats()
+            result = play(
+                "diplomacy",
+                overrides=ORDERS_ONLY,
+                context=GameContext(model=endpoint.model(), seed=0, call_timeout=30),
+                db=None,
+                out_dir=tmp_path / "out",
+            )
+            stats = endpoint.stats()
+    finally:
+        set_endpoint_concurrency(previous)
+    assert result.finished
+    # two movement phases of seven order sets (winter has nothing to adjust in 1901)
+    assert stats["requests"] >= 14
+    assert stats["peak_in_flight"] == 7  # was 4: the endpoint limit, then 6: the thread pool
