@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-# The stored form of a DeltaChannel's whole value (what the savers themselves test for); the
-# channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
 import wargraph.store.fence as fence
 from wargraph.store.crypto import (
     RUN_WRITES,
@@ -27,18 +25,14 @@ from wargraph.store.sql import Sql
 if TYPE_CHECKING:
     import psycopg
     from langchain_core.runnables import RunnableConfig
-    from langgraph.checkpoint.base import (
-        BaseCheckpointSaver,
-    )
     from langgraph.checkpoint.postgres import PostgresSaver as _PostgresBase
     from langgraph.checkpoint.sqlite import SqliteSaver as _SqliteBase
     from psycopg.rows import DictRow
 
-    _SaverBase = BaseCheckpointSaver[str]
 else:
-    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
+    # The mixins below are checked against the LangGraph savers `saver._saver_class` puts them
     # before; at run time they are plain classes (those savers are imported on first use).
-    _SaverBase = _SqliteBase = _PostgresBase = object
+    _SqliteBase = _PostgresBase = object
 
 
 # How long closing a store waits for calls still running in worker threads (SQLite waits at most

@@ -28,17 +28,7 @@ from wargraph.store.sql import Sql, reason_of
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
-    from langgraph.checkpoint.base import (
-        BaseCheckpointSaver,
-    )
-    from langgraph.checkpoint.postgres import PostgresSaver as _PostgresBase
-    from langgraph.checkpoint.sqlite import SqliteSaver as _SqliteBase
 
-    _SaverBase = BaseCheckpointSaver[str]
-else:
-    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
-    # before; at run time they are plain classes (those savers are imported on first use).
-    _SaverBase = _SqliteBase = _PostgresBase = object
 
 # --- the serializer: compressed, authenticated, with a clear error ----------------------------
 

@@ -4,24 +4,6 @@ read and shown (`is_url`, `describe`); the marks a game's run metadata carries."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-# The stored form of a DeltaChannel's whole value (what the savers themselves test for); the
-# channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
-
-
-if TYPE_CHECKING:
-    from langgraph.checkpoint.base import (
-        BaseCheckpointSaver,
-    )
-    from langgraph.checkpoint.postgres import PostgresSaver as _PostgresBase
-    from langgraph.checkpoint.sqlite import SqliteSaver as _SqliteBase
-
-    _SaverBase = BaseCheckpointSaver[str]
-else:
-    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
-    # before; at run time they are plain classes (those savers are imported on first use).
-    _SaverBase = _SqliteBase = _PostgresBase = object
 
 RUN_MARK = "run-v1"  # metadata key "wargraph" of a game's first checkpoint
 SERVED = "serve"  # the origin of a game a client of the server started (a run's "origin")

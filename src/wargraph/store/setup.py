@@ -8,10 +8,8 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-# The stored form of a DeltaChannel's whole value (what the savers themselves test for); the
-# channel is beta, so its absence is a clear failure at import, not a silent wrong seal.
 from wargraph.store.connect import connect_sqlite, pool_for, ready_stores, sqlite_is_fresh
 from wargraph.store.crypto import (
     store_key,
@@ -21,19 +19,6 @@ from wargraph.store.errors import (
     is_url,
 )
 from wargraph.store.sql import OWN_TABLES, Sql
-
-if TYPE_CHECKING:
-    from langgraph.checkpoint.base import (
-        BaseCheckpointSaver,
-    )
-    from langgraph.checkpoint.postgres import PostgresSaver as _PostgresBase
-    from langgraph.checkpoint.sqlite import SqliteSaver as _SqliteBase
-
-    _SaverBase = BaseCheckpointSaver[str]
-else:
-    # The mixins below are checked against the LangGraph savers `_saver_classes` puts them
-    # before; at run time they are plain classes (those savers are imported on first use).
-    _SaverBase = _SqliteBase = _PostgresBase = object
 
 
 def prepare_sqlite(db: Db, conn: sqlite3.Connection) -> tuple[Sql, bytes, int]:
