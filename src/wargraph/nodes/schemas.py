@@ -63,8 +63,10 @@ def choice_schema(args: dict[str, Any]) -> type[BaseModel]:
 
 
 def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Up to `limit` messages, each to everyone or to one named seat."""
-    recipients = tuple(dict.fromkeys([*args.get("recipients", []), "everyone"]))
+    """Up to `limit` messages, each to one named seat or to everyone (`everyone: false` in the
+    arguments: to named seats only, a private-only press)."""
+    everyone = ["everyone"] if args.get("everyone", True) else []
+    recipients = tuple(dict.fromkeys([*args.get("recipients", []), *everyone]))
     limit = int(args.get("limit", 2))
     max_len = int(args.get("max_len", 400))
     message = create_model(

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 # after writing a message (7 of 14 SmolLM2 answers; "stay_silent": 0 of 14).
 STAY_SILENT = "stay_silent"
 SILENT_ACTIONS = frozenset({STAY_SILENT, "pass"})
+AUDIENCES = ("both", "private", "public")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,13 @@ class Press:
 
     task: str = "message"  # the task of a negotiation question (enters ask ids)
     everyone: str = "everyone"  # the recipient that means everyone (an engine may name its own)
+    audience: str = "both"
+    """Who a message may go to: "both" (one seat or everyone), "private" (one seat at a time,
+    never everyone: whispers only) or "public" (everyone only: statements, no side deals)."""
+
+    def __post_init__(self) -> None:
+        if self.audience not in AUDIENCES:
+            raise ValueError(f"Press.audience: {self.audience!r} is not one of {AUDIENCES}")
 
     def exchanges(self, table: Table) -> int:
         flow = getattr(table.scenario, "flow", None)
@@ -36,6 +44,8 @@ class Press:
         return 2
 
     def recipients(self, table: Table, speaker: str, speakers: list[str]) -> list[str]:
+        if self.audience == "public":
+            return []  # the question offers everyone alone
         return [x for x in speakers if x != speaker]
 
     def question(
@@ -52,11 +62,26 @@ class Press:
                 exchanges=self.exchanges(table),
                 limit=limit,
                 recipients=", ".join(recipients),
+                addressing=self._addressing(recipients),
             ),
             schema="messages",
-            schema_args={"recipients": recipients, "limit": limit},
+            schema_args={
+                "recipients": recipients,
+                "limit": limit,
+                # only when it differs from the default: records of open press stay as they were
+                **({"everyone": False} if self.audience == "private" else {}),
+            },
             fallback={"messages": []},
         )
+
+    def _addressing(self, recipients: list[str]) -> str:
+        """Who the question says a message may go to, as its schema offers it."""
+        if self.audience == "public":
+            return f"each to {self.everyone} (this press is public)"
+        seats = ", ".join(recipients)
+        if self.audience == "private":
+            return f"each to one seat ({seats}); nothing goes to {self.everyone}"
+        return f"each to one seat ({seats}) or to {self.everyone}"
 
     def address(self, table: Table, to: str) -> str:
         """A recipient as the world names it (e.g. the engine's upper-case powers)."""
@@ -87,7 +112,7 @@ class Press:
         for m in messages:
             to = self.address(table, str(m.get("to", "")))
             text = str(m.get("text", "")).strip()
-            reason = self.refusal(table, sender, to, text)
+            reason = self._audience_refusal(to) or self.refusal(table, sender, to, text)
             if reason is None and len(ok) >= limit:
                 reason = f"at most {limit} message(s) per exchange"
             if reason:
@@ -95,6 +120,13 @@ class Press:
             else:
                 ok.append((to, text))
         return ok, refused
+
+    def _audience_refusal(self, to: str) -> str | None:
+        if self.audience == "private" and to == self.everyone:
+            return "this press is private: write to one seat at a time"
+        if self.audience == "public" and to != self.everyone:
+            return f"this press is public: every message goes to {self.everyone}"
+        return None
 
     def delivered(self, table: Table, sent: list[tuple[str, str, str]]) -> dict[str, Any]:
         """World update for the delivered `(sender, recipient, text)` messages of an exchange."""
