@@ -5,8 +5,8 @@ three seeds on a model (default: the embedded SmolLM2-135M; `--model gguf:PATH` 
 `--model openai:MODEL@URL` for any other) and reads each game's trace and record
 (`benchmarks/quality_metrics.py`): instructions echoed as answers, side names spelled wrongly,
 negotiation activity, answers on topic, blocks shown twice in one prompt, the phase a prompt
-names vs the phase played, Diplomacy orders that only hold, diaries that claim talks that did not
-happen. Prints each target met or missed with its numbers; writes
+names vs the phase played, Diplomacy orders that only hold, diaries (of every power) that claim
+talks that did not happen or attribute them to a power that sent nothing. Prints each target met or missed with its numbers; writes
 `benchmarks/results/play_quality.json` (the file name takes the model's name when it is not the
 embedded one).
 
@@ -167,6 +167,18 @@ def targets_for(model: str, results: dict[str, dict[str, Any]]) -> list[dict[str
                     rule=">=",
                 )
             )
+        if t.get("diaries"):
+            out.append(
+                target(
+                    f"{label}: diaries claiming talks that did not happen or naming a power the "
+                    f"writer exchanged no message with ({t.get('false_talk_diaries', 0)} of "
+                    f"{t['diaries']}; {t.get('misattributed_claims', 0)} of "
+                    f"{t.get('diary_claims', 0)} claims naming a power misattributed)",
+                    Q.share(t.get("false_talk_diaries", 0), t["diaries"]),
+                    0.1,
+                    rule="<=",
+                )
+            )
     return out
 
 
@@ -218,6 +230,9 @@ def run(
             "phase: Diplomacy prompts' first season and year vs the engine phase played; "
             "crisis prompts' first 'move N' vs the move played",
             "negotiation round: one exchange of one game round; its seats: those asked",
+            "false talks: a diary (any power's) whose summary claims talks (agreed, proposed, "
+            "told ...) in a round its writer sent and received nothing, or names a power in a "
+            "sentence claiming talks when neither wrote to the other nor to everyone that round",
         ],
     )
     # one file per model and choice of families: a partial run keeps the full run's file
@@ -249,6 +264,7 @@ def show_tables(p: dict[str, Any]) -> None:
                 f"{t.get('silent_diary_claims', 0)}/{t.get('silent_diaries', 0)}"
                 if "silent_diaries" in t
                 else "",
+                f"{t.get('false_talk_diaries', 0)}/{t.get('diaries', 0)}" if "diaries" in t else "",
             ]
         )
     console.print(
@@ -267,6 +283,7 @@ def show_tables(p: dict[str, Any]) -> None:
                 "empty rounds",
                 "hold-only",
                 "silent diaries claiming talks",
+                "diaries with false talks",
             ],
             rows,
             caption="; ".join(p["notes"][:2]),

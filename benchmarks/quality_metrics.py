@@ -330,6 +330,72 @@ def silent_diaries(record: dict[str, Any]) -> tuple[int, int, int]:
     return silent, claims, asked
 
 
+# a claim denied in its own sentence ("Austria proposed nothing", "no talks with Italy")
+_DENIED = re.compile(r"\b(no|not|nothing|never|none|silent|silence|without)\b|n't\b", re.I)
+
+
+def _linked(events: list[dict[str, Any]], rnd: int, a: str, b: str) -> bool:
+    """Whether `a` and `b` exchanged a message in round `rnd`: one wrote to the other, or wrote
+    to everyone."""
+    for e in events:
+        if e.get("kind") != "message" or int(e.get("round", -1)) != rnd:
+            continue
+        aud = e.get("audience") or []
+        public = "*" in aud or "everyone" in aud
+        if (e.get("author") == a and (public or b in aud)) or (
+            e.get("author") == b and (public or a in aud)
+        ):
+            return True
+    return False
+
+
+def talk_claims(record: dict[str, Any]) -> dict[str, Any]:
+    """Diaries of every seat, read for talks they claim (TALK_CLAIM words in a sentence of the
+    summary that does not deny them, `_DENIED`) with another seat named in that sentence:
+    `diary_claims` such (sentence, seat) pairs; `misattributed_claims` those where the two
+    exchanged no message that round (neither wrote to the other nor to everyone: "AUSTRIA
+    proposed ..." when AUSTRIA sent the writer nothing); `false_talk_diaries` diaries with a
+    misattributed claim or claiming talks in a round their writer neither sent nor received a
+    message (`silent_diaries`), of `diaries`. Examples say who, when and what."""
+    events = list(record.get("events", []))
+    players = (record.get("scenario") or {}).get("players") or {}
+    seats = set(players) | {e["author"] for e in events if e.get("kind") == "diary"}
+    named = {s: re.compile(rf"\b{re.escape(str(s))}\b", re.I) for s in seats}
+    spoke = talkers(record)
+    out: dict[str, Any] = {
+        "diaries": 0,
+        "diary_claims": 0,
+        "misattributed_claims": 0,
+        "false_talk_diaries": 0,
+    }
+    examples: list[str] = []
+    for e in events:
+        if e.get("kind") != "diary":
+            continue
+        out["diaries"] += 1
+        writer, rnd = e["author"], int(e["round"])
+        d = e.get("data") or {}
+        summary = str(d.get("summary", e.get("text", "")))
+        false = writer not in spoke.get(rnd, set()) and bool(TALK_CLAIM.search(summary))
+        for sentence in echoes.sentences(summary):
+            if not TALK_CLAIM.search(sentence) or _DENIED.search(sentence):
+                continue
+            for other, pattern in sorted(named.items()):
+                if other == writer or not pattern.search(sentence):
+                    continue
+                out["diary_claims"] += 1
+                if not _linked(events, rnd, writer, other):
+                    out["misattributed_claims"] += 1
+                    false = True
+                    examples.append(
+                        f"{writer} ({d.get('phase', f'round {rnd}')}): {sentence.strip()[:100]!r}"
+                        f" but {other} and {writer} exchanged nothing"
+                    )
+        out["false_talk_diaries"] += false
+    out["examples"] = examples
+    return out
+
+
 # --- one game -----------------------------------------------------------------------------------
 
 
@@ -522,6 +588,9 @@ def game_quality(
         out["hold_only_sets"], out["order_sets"] = hold_only(record)
         silent, claims, asked = silent_diaries(record)
         out.update(silent_diaries=silent, silent_diary_claims=claims, silent_diary_calls=asked)
+        claimed = talk_claims(record)
+        examples["misattributed talks"] = claimed.pop("examples")
+        out.update(claimed)
     out["examples"] = {k: v[:5] for k, v in examples.items()}
     return out
 

@@ -663,3 +663,22 @@ def test_graph_exports_and_names_the_phases():
     assert {f"agent_{p}" for p in W.POWERS} <= nodes
     with pytest.raises(ScenarioError, match="family"):
         D.build("azuristan_crimsonia")
+
+
+def test_recipients_are_listed_in_an_order_drawn_per_seat_not_alphabetically():
+    """Small models write to the first power listed: with the list alphabetical, AUSTRIA came
+    first for everyone. The order is drawn per seat and phase (stable: a replay lists the same)."""
+    press, powers = DIPLOMACY.press, list(W.POWERS)
+
+    def table(press_rule: str = "full") -> Table:
+        sc = load_scenario("diplomacy", [f"diplomacy.press={press_rule}"])
+        world = {"diplomacy": W.new_game(game_id="recipients-test")}
+        return Table(sc, GameContext(), {"round": 1, "events": [], "world": world}, DIPLOMACY)
+
+    lists = {p: press.recipients(table(), p, powers) for p in powers}
+    for p, listed in lists.items():
+        assert listed[0] == "GLOBAL" and sorted(listed[1:]) == sorted(set(powers) - {p})
+    firsts = [listed[1] for listed in lists.values()]
+    assert len(set(firsts)) > 2, firsts  # not one power first for (nearly) every seat
+    assert lists == {p: press.recipients(table(), p, powers) for p in powers}
+    assert press.recipients(table("public"), "FRANCE", powers) == ["GLOBAL"]

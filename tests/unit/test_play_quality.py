@@ -281,3 +281,49 @@ def test_common_words_near_a_name_are_no_misspelling_and_a_longer_name_is():
     assert found == ["ENGELAND"]
     crisis = Q.misspelled_names("Azuristania and Azuristanis", ["Azuristan", "Crimsonia"], [])
     assert crisis == ["Azuristania"]  # another name; "Azuristanis" is the name's plural
+
+
+def diary(author: str, summary: str, rnd: int = 1) -> dict:
+    return {
+        "round": rnd,
+        "kind": "diary",
+        "author": author,
+        "text": summary,
+        "audience": [author],
+        "data": {"summary": summary, "source": "model", "phase": "S1901M"},
+    }
+
+
+def test_every_powers_diary_is_read_for_talks_it_attributes_to_another_power():
+    """Not only silent powers: FRANCE wrote to ENGLAND, yet its diary says ITALY proposed a
+    deal (ITALY sent FRANCE nothing): misattributed. ENGLAND's claim about FRANCE is true."""
+    messages = [msg("FRANCE", ["ENGLAND"]), msg("ENGLAND", ["FRANCE"])]
+    diaries = [
+        diary("FRANCE", "England agreed to a DMZ in the Channel. ITALY proposed an alliance."),
+        diary("ENGLAND", "France and I agreed to keep the Channel empty."),
+    ]
+    claims = Q.talk_claims(diplomacy_record(messages, diaries, {}))
+    assert claims["diaries"] == 2
+    assert claims["diary_claims"] == 3  # FRANCE: England, Italy; ENGLAND: France
+    assert claims["misattributed_claims"] == 1
+    assert claims["false_talk_diaries"] == 1
+    assert "ITALY and FRANCE exchanged nothing" in claims["examples"][0]
+    # the existing silent-diary count sees none of it: both powers talked
+    assert Q.silent_diaries(diplomacy_record(messages, diaries, {}))[1] == 0
+
+
+def test_a_public_message_or_a_denial_is_no_misattribution_and_rounds_are_kept_apart():
+    diaries = [diary("FRANCE", "Italy proposed a ceasefire to all.")]
+    public = Q.talk_claims(diplomacy_record([msg("ITALY", ["*"])], diaries, {}))
+    assert (public["diary_claims"], public["misattributed_claims"]) == (1, 0)
+    denied = [diary("FRANCE", "Italy proposed nothing; no talks with England.")]
+    none = Q.talk_claims(diplomacy_record([msg("FRANCE", ["ENGLAND"])], denied, {}))
+    assert (none["diary_claims"], none["false_talk_diaries"]) == (0, 0)
+    # a message of an earlier round does not back a claim about this one
+    later = [diary("FRANCE", "England offered support in Belgium.", rnd=2)]
+    old = Q.talk_claims(diplomacy_record([msg("ENGLAND", ["FRANCE"], rnd=1)], later, {}))
+    assert old["misattributed_claims"] == 1
+    # a silent writer's claim with no power named still counts as a false-talk diary
+    silent = [diary("ITALY", "We agreed on a plan.")]
+    alone = Q.talk_claims(diplomacy_record([msg("FRANCE", ["ENGLAND"])], silent, {}))
+    assert (alone["diary_claims"], alone["false_talk_diaries"]) == (0, 1)

@@ -223,12 +223,18 @@ def correct_names(
     return fixed, [{"written": w, "name": in_case_of(w, n)} for w, n in found.items() if n]
 
 
+# A JSON-schema string format: text that must be recorded as written (a Diplomacy order written
+# freely), never repaired. Backends treat an unknown format as a plain string.
+VERBATIM = "verbatim"
+
+
 def map_free_text(value: Any, schema: dict[str, Any], fn: Callable[[str], str]) -> Any:
     """`value` (a JSON answer) with `fn` applied to its free-text strings (`schema`: the answer's
-    flat JSON schema; a string picked from an `enum` or `const` is left alone, and so is any
-    field the schema does not describe)."""
+    flat JSON schema; a string picked from an `enum` or `const` is left alone, and so is a
+    `"format": VERBATIM` string and any field the schema does not describe)."""
     if isinstance(value, str):
         free = schema.get("type") == "string" and "enum" not in schema and "const" not in schema
+        free = free and schema.get("format") != VERBATIM
         return fn(value) if free else value
     if isinstance(value, dict):
         props = schema.get("properties") or {}

@@ -79,6 +79,7 @@ def standings(s: Setup, games: list[Game], out: Path) -> Standing:
                 "ranking": groups,
                 "model_calls": outcome.get("model_calls", 0),
                 "tokens": outcome.get("tokens", 0),
+                **({"free_orders": free} if (free := _free_orders(outcome, g.seats)) else {}),
             }
         )
     names = [n for n in s.rated if any(n in grp for r in st.rankings for grp in r)]
@@ -94,6 +95,41 @@ def standings(s: Setup, games: list[Game], out: Path) -> Standing:
         for e, seats in seat_sum.items()
     }
     return st
+
+
+_FREE = ("written", "invalid", "reasked", "phases")
+
+
+def _free_orders(outcome: dict[str, Any], seats: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Diplomacy's free orders (`diplomacy.orders: free`): each seat's first-try orders, refused
+    orders and re-asked phases in one game, from its measures (`free_written.SEAT` ...); empty
+    for any other game."""
+    m = outcome.get("measures") or {}
+    out = {}
+    for seat in seats:
+        keys = [f"free_{k}.{seat}" for k in _FREE]
+        if all(k in m for k in keys):
+            out[seat] = {k: float(m[key]) for k, key in zip(_FREE, keys, strict=True)}
+    return out
+
+
+def free_orders_by_entrant(rows: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Per entrant over its games: orders written on the first try, how many the engine
+    refused, the invalid-order rate, phases re-asked and the re-ask rate."""
+    sums: dict[str, dict[str, float]] = {}
+    for r in rows:
+        for seat, counts in (r.get("free_orders") or {}).items():
+            total = sums.setdefault(r["seats"][seat], dict.fromkeys(_FREE, 0.0))
+            for k in _FREE:
+                total[k] += counts[k]
+    return {
+        e: {
+            **t,
+            "invalid_rate": t["invalid"] / t["written"] if t["written"] else None,
+            "reask_rate": t["reasked"] / t["phases"] if t["phases"] else None,
+        }
+        for e, t in sums.items()
+    }
 
 
 def _order(st: Standing) -> list[str]:
@@ -122,6 +158,7 @@ def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
         "per_seat": st.per_seat,
         "games": st.rows,
         "missing": st.missing,
+        **({"free_orders": free} if (free := free_orders_by_entrant(st.rows)) else {}),
         "model_calls": sum(int(r["model_calls"]) for r in st.rows),
         "tokens": sum(int(r["tokens"]) for r in st.rows),
         "written": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -190,6 +227,18 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
             for x in s.seats
         ]
         lines.append(f"| {e} | " + " | ".join(cells) + " |")
+    if data.get("free_orders"):
+        lines += ["", "## Free orders: written on the first try, refused by the engine", ""]
+        lines += [
+            "| entrant | written | invalid | invalid-order rate | re-asked | re-ask rate |",
+            "|---|---|---|---|---|---|",
+        ]
+        for e, f in data["free_orders"].items():
+            rates = ["–" if f[k] is None else f"{f[k]:.1%}" for k in ("invalid_rate", "reask_rate")]
+            lines.append(
+                f"| {e} | {f['written']:g} | {f['invalid']:g} | {rates[0]} "
+                f"| {f['reasked']:g}/{f['phases']:g} | {rates[1]} |"
+            )
     if st.missing:
         lines += ["", "## Not rated", ""]
         lines += [f"- game {m['game']} ({m['folder']}): {m['status']}" for m in st.missing]

@@ -30,6 +30,12 @@ FAMILY = Family(
     play_options=(
         Option("--max-year", "diplomacy.max_year", "last year played", "YEAR"),
         Option("--negotiation-rounds", "diplomacy.negotiation_rounds", "negotiation rounds", "N"),
+        Option(
+            "--orders",
+            "diplomacy.orders",
+            "constrained (pick legal orders) or free (models write orders; measured)",
+            "MODE",
+        ),
     ),
     eval_command="wargraph.games.diplomacy.eval:eval_command",  # scores, orders, relationships
     eval_options=(

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import wargraph.games.diplomacy.engine as engine
+from wargraph.games.diplomacy.free_orders import free_counts, is_free
 from wargraph.games.diplomacy.measures import records_from_results
 from wargraph.games.diplomacy.orders import finalize_orders
 from wargraph.games.diplomacy.phase import legal_of, position_of, saved_of
@@ -39,11 +40,17 @@ class Adjudication(Resolution):
         new, results = engine.adjudicate(saved, final)
         status = w.get("status") or {}
         held = table.world.secretary.give_up_status
+        trails = w.get("trail") or {}
         invalid = {
             p: [tuple(x) for x in (t[-1].get("detail") or {}).values()]
-            for p, t in (w.get("trail") or {}).items()
+            for p, t in trails.items()
             if status.get(p) == held
         }
+        free = {p: t for p, t in trails.items() if t and is_free(t[0].get("proposal"))}
+        for p, t in free.items():  # every refused order written is an invalid record (accepted
+            # or not, the power was not asked again for an extra one); a unit written no order
+            # holds by default: no invalid record for it
+            invalid[p] = [tuple(x) for x in (t[-1].get("detail") or {}).values() if x[0]]
         records = records_from_results(results, {p: v for p, v in invalid.items() if v})
         after = engine.phase_info(new)
         centres = {p: len(after.centers.get(p, [])) for p in engine.POWERS}
@@ -63,6 +70,20 @@ class Adjudication(Resolution):
                     "sources": {
                         p: [t["source"] for t in v] for p, v in (w.get("trail") or {}).items()
                     },
+                    # free orders only: what each power wrote first and how often it was re-asked
+                    **(
+                        {
+                            "free_orders": {
+                                p: {
+                                    **free_counts(t, int((w.get("attempts") or {}).get(p, 0))),
+                                    "model": str(table.seat(p).get("model") or ""),
+                                }
+                                for p, t in sorted(free.items())
+                            }
+                        }
+                        if free
+                        else {}
+                    ),
                 },
             )
         ]

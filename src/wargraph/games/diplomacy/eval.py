@@ -11,6 +11,7 @@ from typing import Any
 from wargraph.games.diplomacy.measures import (
     game_measures,
     measures_markdown,
+    pct,
     record_measures,
     relationship_chart,
     saved_game_of,
@@ -58,6 +59,32 @@ def _print_game(console: Any, name: str, m: Mapping[str, Any]) -> None:
     console.print(
         f"invalid-order rate {o['invalid_rate']:.1%} · hold rate {o['hold_rate']:.1%} · "
         f"engine errors {m['engine_errors']} · secretary revisions {m['secretary']['revisions']}"
+    )
+    if m.get("free_orders"):
+        _print_free_orders(console, m["free_orders"])
+
+
+def _print_free_orders(console: Any, f: Mapping[str, Any]) -> None:
+    """Free orders (`diplomacy.orders: free`): what each power and model wrote on its first try."""
+    from rich.table import Table
+
+    t = Table(title="free orders (first try)")
+    for col in ("power / model", "written", "invalid", "invalid rate", "re-asked", "re-ask rate"):
+        t.add_column(col, justify="left" if col == "power / model" else "right")
+    for name, r in [*f["by_power"].items(), *f["by_model"].items()]:
+        if r["phases"]:
+            t.add_row(
+                name or "(default)",
+                str(r["written"]),
+                str(r["invalid"]),
+                pct(r["invalid_rate"]),
+                f"{r['reasked']}/{r['phases']}",
+                pct(r["reask_rate"]),
+            )
+    console.print(t)
+    console.print(
+        f"free orders: invalid-order rate {pct(f['invalid_rate'])} · "
+        f"re-ask rate {pct(f['reask_rate'])} · units left without an order {f['missing']}"
     )
 
 

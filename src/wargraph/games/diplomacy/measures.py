@@ -373,6 +373,70 @@ def game_measures(record: Mapping[str, Any]) -> dict[str, Any]:
         },
         "relationships": relationship_series(diaries),
         "usage": {p: usage[p] for p in sorted(usage)},
+        # free orders only (`diplomacy.orders: free`): what the models wrote themselves
+        **(free_order_measures(free) if (free := free_order_stats(results)) else {}),
+    }
+
+
+# per power at the top two levels, which experiments and tournaments keep by default
+FREE_SERIES = {
+    "free_written": "written",
+    "free_invalid": "invalid",
+    "free_invalid_rate": "invalid_rate",
+    "free_reasked": "reasked",
+    "free_phases": "phases",
+    "free_reask_rate": "reask_rate",
+}
+
+
+def free_order_measures(free: Mapping[str, Any]) -> dict[str, Any]:
+    """`free_orders` (all of it, nested) and each per-power series at the top two levels
+    (`free_invalid_rate.FRANCE`, for the powers that wrote free orders): an experiment's and a
+    tournament's default measures."""
+    # a power that wrote no free orders (a bot's, a person's seat) has no rate, not a rate of 0
+    by_power = {p: r for p, r in free["by_power"].items() if r["phases"]}
+    return {
+        "free_orders": dict(free),
+        **{name: {p: r[key] for p, r in by_power.items()} for name, key in FREE_SERIES.items()},
+    }
+
+
+def _rates(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    rows = list(rows)
+    written = sum(int(r.get("written", 0)) for r in rows)
+    invalid = sum(int(r.get("invalid", 0)) for r in rows)
+    reasked = sum(int(r.get("revisions", 0)) > 0 for r in rows)
+    return {
+        "phases": len(rows),
+        "written": written,
+        "invalid": invalid,
+        "missing": sum(int(r.get("missing", 0)) for r in rows),
+        "reasked": reasked,
+        "fallbacks": sum(r.get("source") == "fallback" for r in rows),
+        # no orders written (a model that only fell back): no rate, rather than a perfect 0
+        "invalid_rate": invalid / written if written else None,
+        "reask_rate": reasked / len(rows) if rows else None,
+    }
+
+
+def free_order_stats(results: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Free orders' measures from the adjudication narrations (None when no phase had them):
+    the invalid-order rate (orders refused on the first try / orders written on the first try)
+    and the re-ask rate (phases with at least one revision / phases ordered), in all and per
+    power and per model. A decider's fallback writes no order, so it adds none to the rates'
+    orders (it is counted under `fallbacks`)."""
+    rows = [
+        {"power": p, **c}
+        for e in results
+        for p, c in ((e.get("data") or {}).get("free_orders") or {}).items()
+    ]
+    if not rows:
+        return None
+    models = sorted({str(r.get("model") or "") for r in rows})
+    return {
+        **_rates(rows),
+        "by_power": {p: _rates(r for r in rows if r["power"] == p) for p in POWERS},
+        "by_model": {m: _rates(r for r in rows if str(r.get("model") or "") == m) for m in models},
     }
 
 
@@ -402,6 +466,8 @@ def measures_markdown(m: Mapping[str, Any], title: str = "Diplomacy") -> str:
                 f"| {kind} | {row['count']} | {row['success']} | {row['bounced']} | {row['void']} "
                 f"| {row['dislodged']} | {row['cut']} | {row['invalid']} |"
             )
+    if m.get("free_orders"):
+        lines += ["", *free_orders_markdown(m["free_orders"])]
     if m["usage"]:
         lines += [
             "",
@@ -414,6 +480,33 @@ def measures_markdown(m: Mapping[str, Any], title: str = "Diplomacy") -> str:
                 f"| {u.get('completion_tokens', 0)} | {u.get('latency_s', 0):.1f} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def pct(rate: float | None) -> str:
+    """A rate as a percentage; "–" where there is none (nothing to divide by)."""
+    return "–" if rate is None else f"{rate:.1%}"
+
+
+def free_orders_markdown(f: Mapping[str, Any]) -> list[str]:
+    """The free-order table: per power and per model, orders written on the first try, how many
+    the engine refused, the invalid-order rate and the re-ask rate."""
+    lines = [
+        f"Free orders: invalid-order rate {pct(f['invalid_rate'])} ({f['invalid']} of "
+        f"{f['written']} written on the first try), re-ask rate {pct(f['reask_rate'])} "
+        f"({f['reasked']} of {f['phases']} phases), units left without an order {f['missing']}, "
+        f"fallbacks {f['fallbacks']}.",
+        "",
+        "| power or model | written | invalid | invalid rate | re-asked | re-ask rate |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, r in [*f["by_power"].items(), *f["by_model"].items()]:
+        if r["phases"]:
+            lines.append(
+                f"| {name or '(default)'} | {r['written']} | {r['invalid']} "
+                f"| {pct(r['invalid_rate'])} | {r['reasked']}/{r['phases']} "
+                f"| {pct(r['reask_rate'])} |"
+            )
+    return lines
 
 
 def write_measures(

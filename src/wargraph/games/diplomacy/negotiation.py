@@ -4,6 +4,7 @@ delivered ones kept in the engine's saved game too."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from wargraph.kernel.parts import Press
 from wargraph.kernel.parts.press import STAY_SILENT
 from wargraph.kernel.question import Question
 from wargraph.prompts import render_prompt
+from wargraph.seats.scripted import stable_seed
 
 if TYPE_CHECKING:
     from wargraph.kernel.table import Table
@@ -40,8 +42,18 @@ class Negotiation(Press):
         return scenario_of(table).diplomacy.max_messages
 
     def recipients(self, table: Table, speaker: str, speakers: list[str]) -> list[str]:
+        """GLOBAL, then the other powers in an order drawn for this seat and phase: listed
+        alphabetically, AUSTRIA came first for everyone, and small models wrote to the first
+        power listed (all six others opened with AUSTRIA; two powers received nothing all game).
+        Drawn from the game's id, seat and phase, so a game replays the same."""
+        if scenario_of(table).diplomacy.public_only:
+            return [GLOBAL]
         others = [o for o in speakers if o != speaker]
-        return [GLOBAL] + ([] if scenario_of(table).diplomacy.public_only else others)
+        seed = stable_seed(
+            "recipients", saved_of(table).get("id", ""), speaker, info_of(table).name
+        )
+        random.Random(seed).shuffle(others)
+        return [GLOBAL, *others]
 
     def question(
         self, table: Table, speaker: str, exchange: int, recipients: list[str]

@@ -247,7 +247,15 @@ def check_orders(
         # order that caused them (duplicates are caught below, not by the engine's reorder check).
         game.clear_orders(power)
         game.error = []
-        game.set_orders(power, [order])
+        try:
+            game.set_orders(power, [order])
+        except (IndexError, ValueError, KeyError, AttributeError, TypeError):
+            # the engine's parser fails on some fragments ("A", "WAIVE" in a movement phase,
+            # "A PAR S A"): an order it cannot read is refused, never a crash of the game
+            game.clear_orders(power)
+            game.error = []
+            rejected.append((raw, "not an order the engine can read" + _legal_hint(legal, order)))
+            continue
         errors = [_err_text(e) for e in game.error]
         if phase_type == "M":
             canonical = next((f"{u} {o}" for u, o in pw.orders.items()), None)

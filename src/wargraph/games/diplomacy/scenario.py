@@ -36,6 +36,11 @@ class DiplomacyConfig(BaseModel):
     """Last year played (its winter adjustments included)."""
     order_retries: int = Field(default=2, ge=0, le=5)
     """How often the secretary sends refused orders back before the unit holds."""
+    orders: Literal["constrained", "free"] = "constrained"
+    """constrained: a model picks each unit's order from its legal orders (an enum; an illegal
+    order cannot be written). free: a model writes its orders as text, the engine checks them,
+    refused ones go back with the reasons; the invalid-order and re-ask rates are measured
+    (docs/free-orders.md). People and bots answer as in constrained mode either way."""
     diary_chars: int = Field(default=160, ge=40, le=2000)
     """Longest diary summary (intent and goals get half of it; the yearly digest up to double)."""
     instructions: dict[str, str] = Field(default_factory=dict)

@@ -14,6 +14,7 @@ from wargraph.games.diplomacy.order_choices import choices, key_label
 from wargraph.games.diplomacy.scenario import DiplomacyConfig
 from wargraph.kernel.choices import one_of
 from wargraph.kernel.parts.press import STAY_SILENT
+from wargraph.seats.names import VERBATIM
 from wargraph.seats.schemas import register_schema
 
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
@@ -95,6 +96,24 @@ def _order_hint(key: str, legal: list[str]) -> str | None:
     return f"for example {shown} (the unit may be left out)"
 
 
+def free_orders_schema(args: dict[str, Any]) -> type[BaseModel]:
+    """Free orders (`diplomacy.orders: free`): a list of order strings the model writes itself,
+    checked by the secretary (the engine). Each string is `verbatim`: no name or echo repair
+    touches it (an order repeats the question's words by nature), so the record and the
+    invalid-order rate hold what the model wrote."""
+    # no length limit: an over-long "order" (SmolLM2 wrote prose) reaches the secretary whole
+    # and counts as an invalid order, rather than voiding the answer or being cut unseen; the
+    # answer's max_tokens bounds it
+    order = Annotated[str, WithJsonSchema({"type": "string", "format": VERBATIM})]
+    # at least one order: a power is asked only when it has something to order (a small model
+    # given the choice wrote `{"orders": []}` every time)
+    return create_model(
+        "FreeOrders",
+        __config__=ConfigDict(extra="forbid"),
+        orders=(list[order], Field(..., min_length=1)),
+    )
+
+
 def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
     """Sending is the normal answer: `action` first, send first, then at least one message (to
     a power by name or GLOBAL). Silence is an explicit choice (`action: stay_silent`; the
@@ -154,6 +173,7 @@ def digest_schema(args: dict[str, Any]) -> type[BaseModel]:
 
 register_schema("diplomacy_orders", orders_schema)
 register_schema("diplomacy_orders_text", orders_text_schema)
+register_schema("diplomacy_orders_free", free_orders_schema)
 register_schema("diplomacy_messages", messages_schema)
 register_schema("diplomacy_diary", diary_schema)
 register_schema("diplomacy_digest", digest_schema)

@@ -6,10 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from wargraph.games.diplomacy.free_orders import (
+    FREE_KEY,
+    check_free,
+    is_free,
+    needs_revision,
+    parse_orders,
+    revised_orders,
+)
 from wargraph.games.diplomacy.orders import check_answer
 from wargraph.games.diplomacy.phase import legal_of, saved_of
 from wargraph.games.diplomacy.scenario import SECRETARY, scenario_of
-from wargraph.games.diplomacy.unit_orders import orders_question
+from wargraph.games.diplomacy.unit_orders import free_question, orders_question
 from wargraph.kernel.parts import Secretary
 from wargraph.kernel.question import Check, Question
 from wargraph.kernel.state import Event
@@ -31,6 +39,17 @@ class EngineSecretary(Secretary):
     def check(self, table: Table, actor: str, proposal: Any) -> Check:
         """The engine checks the orders on a copy of the phase."""
         legal = legal_of(table, actor)
+        if is_free(proposal):  # written freely: read, then checked order by order
+            orders = parse_orders(proposal[FREE_KEY])
+            keyed, refused_free = check_free(saved_of(table), actor, orders, legal)
+            again = needs_revision(legal, keyed, refused_free)
+            return Check(
+                accepted=keyed,
+                reasons=[f"{o or k}: {why}" for k, (o, why) in refused_free.items()]
+                if again
+                else [],
+                detail=refused_free,  # recorded either way: the invalid-order count reads it
+            )
         accepted, refused = check_answer(saved_of(table), actor, proposal, legal=legal)
         return Check(
             accepted=accepted,
@@ -43,10 +62,18 @@ class EngineSecretary(Secretary):
     ) -> Question:
         legal = legal_of(table, actor)
         refused = {k: tuple(v) for k, v in (check.detail or {}).items()}
+        if is_free(proposal):
+            return free_question(
+                table, actor, legal, task="revise", refused=refused, attempt=attempt
+            )
         sub = {k: legal[k] for k in refused if k in legal}
         return orders_question(table, actor, sub, task="revise", refused=refused, attempt=attempt)
 
     def revised(self, table: Table, actor: str, proposal: Any, value: dict[str, Any]) -> Any:
+        if is_free(proposal):  # the accepted orders stand; the revision's are added
+            before, again = parse_orders(proposal[FREE_KEY]), parse_orders(value.get(FREE_KEY))
+            legal = legal_of(table, actor)
+            return {FREE_KEY: revised_orders(saved_of(table), actor, before, again, legal)}
         return {**proposal, **value}
 
     def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
