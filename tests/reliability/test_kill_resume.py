@@ -96,7 +96,10 @@ def job(scenario: str, family: Family, base: Path, db: str, **kw: Any) -> dict[s
 
 
 def read_record(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "record.json").read_text(encoding="utf-8"))
+    """The record less the store it names (`db`: each run here plays in a store of its own)."""
+    record = json.loads((folder / "record.json").read_text(encoding="utf-8"))
+    record.pop("db", None)
+    return record
 
 
 def agent_memory(db: str) -> dict[str, Any]:

@@ -41,7 +41,10 @@ for _family in FAMILIES:
 POSTHOC = importlib.import_module("wargraph.runs.posthoc")
 # wargraph's own schemas: a test plug-in's (registered when another test module imports it)
 # are asked and checked by that plug-in's tests
-REGISTERED = sorted(set(answer_schemas._SCHEMAS) - set(bargain.SCHEMAS))
+# and the judges' (`wargraph eval`, registered when an eval module is imported, which another
+# test module may do first in the same worker) are asked by their own tests
+JUDGES = {"promises"}
+REGISTERED = sorted(set(answer_schemas._SCHEMAS) - set(bargain.SCHEMAS) - JUDGES)
 # Games beyond each family's defaults that ask schemas those do not: a seated secretary; a
 # second Diplomacy year (the diary digest) with a person at one power (orders as free text).
 EXTRA_GAMES: list[tuple[str, list[str], list[str]]] = [

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 import wargraph.evals.stats as stats
-import wargraph.store.saver as store
+import wargraph.store.connect as store  # where the SQLite connection is made
 from wargraph.cli import app
 from wargraph.evals.experiment import (
     Hooks,
@@ -63,10 +63,14 @@ def digest(path: Path) -> str:
 
 
 def records(out: Path) -> dict[str, dict]:
-    return {
+    """Each game's record, less the store it names (`db`: each experiment folder has its own)."""
+    found = {
         str(p.parent.relative_to(out)): json.loads(p.read_text())
         for p in sorted(out.glob("games/*/*/record.json"))
     }
+    for record in found.values():
+        record.pop("db", None)
+    return found
 
 
 def test_second_run_skips_every_finished_game(tmp_path):
