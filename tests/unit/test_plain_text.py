@@ -12,7 +12,8 @@ from langchain_core.messages import AIMessage
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from tests.unit.test_deciders import ask
-from wargraph.models.chat import ModelRef, parse_model_ref, plain_text_kwargs
+from wargraph.models.chat import ModelRef, parse_model_ref
+from wargraph.models.profiles import plain_text_kwargs
 from wargraph.nodes.schemas import Adjudication, Plan, choice_schema
 from wargraph.runs.trace import read_trace
 from wargraph.seats.deciders import LLMDecider, parse_answer, user_prompt

@@ -17,7 +17,7 @@ from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.kernel.table import Table
-from wargraph.models.chat import ModelRef, parse_model_ref, plain_text_kwargs
+from wargraph.models.chat import ModelRef, parse_model_ref
 from wargraph.models.profiles import (
     CAPABLE,
     SMALL,
@@ -25,6 +25,7 @@ from wargraph.models.profiles import (
     ProfileError,
     default_profile,
     parse_role_profiles,
+    plain_text_kwargs,
     seat_profile,
 )
 from wargraph.nodes.schemas import Plan

@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from wargraph.kernel.views import quote
 from wargraph.runs.posthoc import decide_once
-from wargraph.seats.deciders import Ask
+from wargraph.seats.asks import Ask
 from wargraph.seats.schemas import register_schema
 
 __all__ = [

@@ -24,7 +24,7 @@ from wargraph.kernel.world import NARRATIVE, World
 from wargraph.models.faults import new_game
 from wargraph.prompts import family_prompts
 from wargraph.seats.agents import agent_node_name, make_agent_node
-from wargraph.seats.deciders import Ask
+from wargraph.seats.asks import Ask
 
 Phase = Callable[[GameState, Table], dict[str, Any]]
 # A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).

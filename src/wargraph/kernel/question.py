@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from wargraph.seats.deciders import Seat
+    from wargraph.seats.asks import Seat
 
 # The phase kinds a world answers for; a node mounted under another name keeps its kind.
 NEGOTIATE, SUMMARIZE, ORDER, SECRETARY, ADJUDICATE = (

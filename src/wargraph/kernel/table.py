@@ -12,8 +12,8 @@ from wargraph.kernel.scenario import Scenario, ScenarioError, validate_data
 from wargraph.kernel.state import Event, GameState, make_event
 from wargraph.kernel.views import view_for
 from wargraph.models.profiles import Profile, seat_profile
+from wargraph.seats.asks import Ask, Seat
 from wargraph.seats.bots import is_bot
-from wargraph.seats.deciders import Ask, Seat
 from wargraph.seats.names import scenario_names
 from wargraph.seats.scripted import stable_seed
 

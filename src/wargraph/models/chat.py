@@ -462,37 +462,6 @@ def structured_kwargs(
     return {"response_format": {"type": "json_object", "schema": schema}}
 
 
-# Prose without a grammar under the small profile (wargraph.models.profiles.SMALL says why).
-PLAIN_REPEAT_PENALTY = 1.2
-PLAIN_STOP = ["\n\n", "\n[", "\n>"]
-PLAIN_CAP = 120
-
-
-def plain_text_kwargs(ref: ModelRef, max_tokens: int, profile: Any = None) -> dict[str, Any]:
-    """How to ask a backend for prose under a profile (wargraph.models.profiles; default small): no
-    response format, the profile's stops and, in process, its length cap and repeat penalty.
-
-    OpenAI-compatible servers keep the model's own cap (sent under both names to a server given
-    by URL: `capped_payload`). The capable profile sends no stop: a heading and a blank line
-    are part of an answer."""
-    if profile is None:
-        from wargraph.models.profiles import SMALL
-
-        profile = SMALL
-    out: dict[str, Any] = {}
-    if ref.provider in ("embedded", "gguf"):
-        cap = profile.plain_cap
-        out["max_tokens"] = min(max_tokens, cap) if cap else max_tokens
-        if profile.plain_stop:
-            out["stop"] = list(profile.plain_stop)
-        if profile.plain_repeat_penalty is not None:
-            out["repeat_penalty"] = profile.plain_repeat_penalty
-        return out
-    if profile.plain_stop:
-        out["stop"] = list(profile.plain_stop)
-    return out
-
-
 def usage_of(message: Any) -> tuple[int, int]:
     usage = getattr(message, "usage_metadata", None) or {}
     return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))

@@ -12,7 +12,7 @@ from wargraph.kernel.table import Table
 from wargraph.nodes.schemas import record_quotes
 from wargraph.nodes.seats import asks, control
 from wargraph.prompts import render_prompt
-from wargraph.seats.deciders import Ask
+from wargraph.seats.asks import Ask
 
 
 def question_ask(table: Table, q: DebriefQuestion, *, role: str, context: str) -> Ask:

@@ -11,7 +11,7 @@ from wargraph.kernel.question import Check
 from wargraph.kernel.state import CLEAR, GameState
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
-from wargraph.seats.deciders import Ask
+from wargraph.seats.asks import Ask
 
 PENDING, REVIEWING, REVISING, ACCEPTED = "pending", "reviewing", "revising", "accepted"
 

@@ -10,7 +10,8 @@ import yaml
 from pydantic import BaseModel, Field
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
-from wargraph.seats.deciders import Ask, Decision, Seat, decider_for
+from wargraph.seats.asks import Ask, Decision, Seat
+from wargraph.seats.deciders import decider_for
 from wargraph.seats.schemas import register_schema, schema_for
 from wargraph.seats.scripted import stable_seed
 from wargraph.nodes.schemas import record_quotes

@@ -16,15 +16,8 @@ from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.views import render_memory
 from wargraph.models.faults import current_thread_id
 from wargraph.runs.trace import record_call, served_path
-from wargraph.seats.deciders import (
-    INTERRUPT_VERSION,
-    Ask,
-    Decision,
-    Seat,
-    decider_for,
-    parse_answer,
-    user_prompt,
-)
+from wargraph.seats.asks import Ask, Decision, Seat
+from wargraph.seats.deciders import INTERRUPT_VERSION, decider_for, parse_answer, user_prompt
 from wargraph.seats.schemas import flat_json_schema, schema_for
 
 

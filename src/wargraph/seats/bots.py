@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 if TYPE_CHECKING:  # deciders imports this module
-    from wargraph.seats.deciders import Ask, Decision
+    from wargraph.seats.asks import Ask, Decision
 
 PREFIX = "bot:"
 

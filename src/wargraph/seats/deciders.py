@@ -11,10 +11,9 @@ import copy
 import json
 import re
 import time
-from typing import TYPE_CHECKING, Any, NotRequired, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from typing_extensions import TypedDict  # not typing's: pydantic needs it on 3.11 (Studio schemas)
 
 from wargraph.kernel.views import unseen_notes
 from wargraph.models.chat import (
@@ -24,7 +23,6 @@ from wargraph.models.chat import (
     chat_model,
     endpoint_limit,
     parse_model_ref,
-    plain_text_kwargs,
     structured_kwargs,
     usage_of,
 )
@@ -36,9 +34,10 @@ from wargraph.models.faults import (
     stop_message,
     streaks,
 )
-from wargraph.models.profiles import Profile, seat_profile
+from wargraph.models.profiles import Profile, plain_text_kwargs, seat_profile
 from wargraph.models.ratelimit import retry_after_s
 from wargraph.runs.trace import record_call
+from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
 from wargraph.seats.bots import BotDecider, is_bot
 from wargraph.seats.echoes import drop_restated
@@ -50,50 +49,6 @@ from wargraph.seats.scripted import ScriptedDecider, stable_seed
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
-
-
-class Seat(TypedDict, total=False):
-    """Who answers an ask, resolved from the scenario and the run's context."""
-
-    kind: str  # ai | human | scripted
-    model: str
-    temperature: float
-    max_tokens: int
-    seed: int
-    review: bool
-    retries: int | None  # None: the profile's
-    timeout: float | None  # None: the profile's
-    profile: str  # small | capable (wargraph.models.profiles); absent: chosen from the model
-    max_faults: int  # failed calls in a row (each after its retries) before the game stops
-    trace_path: str | None
-
-
-class Ask(TypedDict):
-    id: str  # unique and stable: where in the game the question is asked
-    role: str
-    phase: str
-    round: int
-    task: str  # what is asked, in the game's language: plan, combine, adjudicate, orders ...
-    system: str  # instructions only (never other agents' text)
-    context: str  # the role's view, quoted as data
-    question: str
-    schema: str  # name in the schema registry
-    schema_args: NotRequired[dict[str, Any]]
-    fallback: dict[str, Any]  # the documented fallback, valid under the schema
-    seat: NotRequired[Seat]
-    reviewable: NotRequired[bool]
-    memory_slot: NotRequired[str]  # remember the answer under this key (replaces older)
-    scripted: NotRequired[dict[str, Any]]  # fixed values the scripted decider uses
-    facts: NotRequired[dict[str, Any]]  # public facts a bot seat reads (never shown to a model)
-    notes_from: NotRequired[int]  # the seat reads its private notes from this round on
-    answer_start: NotRequired[str]  # a prose answer's first words (local models go on from them)
-    names: NotRequired[dict[str, list[str]]]  # sides/entities: misspelt side names in prose fixed
-
-
-class Decision(TypedDict):
-    value: dict[str, Any]
-    source: str  # model | fallback | human | scripted | reviewed
-    note: NotRequired[str]
 
 
 # --- the schema registry --------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:  # the deciders use this module
-    from wargraph.seats.deciders import Ask
+    from wargraph.seats.asks import Ask
 
 
 SchemaFactory = Callable[[dict[str, Any]], type[BaseModel]]

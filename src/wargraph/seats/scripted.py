@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from wargraph.seats.schemas import flat_json_schema
 
 if TYPE_CHECKING:  # the deciders use this module
-    from wargraph.seats.deciders import Ask, Decision
+    from wargraph.seats.asks import Ask, Decision
 
 
 def stable_seed(*parts: Any) -> int:

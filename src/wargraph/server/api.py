@@ -188,3 +188,21 @@ def thread_id_of(value: Any) -> str:
         return str(uuid.UUID(str(value)))
     except (ValueError, TypeError):
         raise ApiError(404, NO_GAME) from None
+
+
+def seat_target(
+    request: Request, holder: Holder, body: dict[str, Any] | None = None
+) -> tuple[str, str]:
+    """The (thread, seat) a request may act on: a seat token's own, never another."""
+    body = body or {}
+    asked_thread = request.query_params.get("thread_id") or body.get("thread_id")
+    asked_seat = request.query_params.get("seat") or body.get("seat")
+    if holder.kind == FACILITATOR:
+        if not asked_thread or not asked_seat:
+            raise ApiError(400, "the facilitator names the game and seat: thread_id and seat")
+        return thread_id_of(asked_thread), str(asked_seat)
+    if (asked_thread and str(asked_thread) != holder.thread_id) or (
+        asked_seat and str(asked_seat) != holder.seat
+    ):
+        raise ApiError(403, "this token opens only its own seat; open the link of that seat")
+    return thread_id_of(holder.thread_id), holder.seat

@@ -13,7 +13,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from wargraph.server.api import ApiError, body_of, holder_of, json_response, route, thread_id_of
+from wargraph.server.api import ApiError, body_of, holder_of, json_response, route, seat_target
 from wargraph.server.games import (
     client,
     lock,
@@ -27,7 +27,6 @@ from wargraph.server.games import (
     wait_idle,
 )
 from wargraph.server.seat_world import world_of
-from wargraph.server.seats import FACILITATOR, Holder
 
 BUSY_WAIT_S = 20.0  # how long an answer waits for the game's current run to finish
 ANSWER_SETTLE_S = 3.0  # how long an answer waits to report the next state (validation errors)
@@ -41,24 +40,6 @@ MESSAGES = {
     "held": "The game is being played from the command line by {holder}; it comes back here "
     "when that ends (answers wait until then).",
 }
-
-
-def seat_target(
-    request: Request, holder: Holder, body: dict[str, Any] | None = None
-) -> tuple[str, str]:
-    """The (thread, seat) a request may act on: a seat token's own, never another."""
-    body = body or {}
-    asked_thread = request.query_params.get("thread_id") or body.get("thread_id")
-    asked_seat = request.query_params.get("seat") or body.get("seat")
-    if holder.kind == FACILITATOR:
-        if not asked_thread or not asked_seat:
-            raise ApiError(400, "the facilitator names the game and seat: thread_id and seat")
-        return thread_id_of(asked_thread), str(asked_seat)
-    if (asked_thread and str(asked_thread) != holder.thread_id) or (
-        asked_seat and str(asked_seat) != holder.seat
-    ):
-        raise ApiError(403, "this token opens only its own seat; open the link of that seat")
-    return thread_id_of(holder.thread_id), holder.seat
 
 
 async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:

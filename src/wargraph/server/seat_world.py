@@ -96,8 +96,8 @@ def world_of(
 
 @route
 async def seat_world(request: Request) -> Response:
+    from wargraph.server.api import seat_target
     from wargraph.server.games import read_game, scenario_of
-    from wargraph.server.seat_api import seat_target
 
     holder = holder_of(request)
     thread_id, seat = seat_target(request, holder)

@@ -24,7 +24,7 @@ from wargraph.games.waragent.secretary import amend, validate
 from wargraph.kernel.state import Event
 from wargraph.kernel.views import quote
 from wargraph.prompts import render_prompt
-from wargraph.seats.deciders import Seat
+from wargraph.seats.asks import Seat
 from wargraph.seats.schemas import register_schema
 from wargraph.seats.scripted import stable_seed
 from wargraph.worlds import Check, Question, Secretary
