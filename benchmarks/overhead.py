@@ -204,7 +204,12 @@ _PROFILE_CATEGORIES = (
         lambda f, fn: f.startswith(("engine/", "renderer/")),
     ),
     ("engine: wargraph world code", lambda f, fn: f.startswith("worlds/")),
-    ("decider", lambda f, fn: f == "src/wargraph/seats/deciders.py" and fn == "decide"),
+    (
+        "decider",
+        lambda f, fn: (
+            f in ("seats/deciders.py", "seats/scripted.py", "seats/bots.py") and fn == "decide"
+        ),
+    ),
     (
         "checkpoint: SQLite commit (fsync)",
         lambda f, fn: f == "sqlite/__init__.py" and fn == "cursor",
@@ -216,32 +221,31 @@ _PROFILE_CATEGORIES = (
     ),
     (
         "trace.jsonl / records",
-        lambda f, fn: f in ("src/wargraph/runs/trace.py", "src/wargraph/runs/records.py"),
+        lambda f, fn: f in ("runs/trace.py", "runs/records.py"),
     ),
     (
         "views, prompts, table",
         lambda f, fn: (
             f
             in (
-                "src/wargraph/kernel/views.py",
-                "src/wargraph/prompts/__init__.py",
-                "src/wargraph/kernel/table.py",
+                "kernel/views.py",
+                "prompts/__init__.py",
+                "kernel/table.py",
             )
         ),
     ),
-    ("scenario load / validate", lambda f, fn: f == "src/wargraph/kernel/scenario.py"),
+    ("scenario load / validate", lambda f, fn: f == "kernel/scenario.py"),
     (
         "graph build / compile",
         lambda f, fn: (
-            (f, fn)
-            in {("graph/state.py", "compile"), ("src/wargraph/kernel/graphkit.py", "build_game")}
+            (f, fn) in {("graph/state.py", "compile"), ("kernel/graphkit.py", "build_game")}
         ),
     ),
     (
         "runner setup (SQLite open, runs table)",
         lambda f, fn: (
-            f == "src/wargraph/runs/runner.py"
-            and fn in ("sqlite_saver", "_connect", "_save_run", "_runs_table")
+            f in ("runs/runner.py", "store/saver.py", "store/setup.py", "store/connect.py")
+            and fn in ("open_saver", "connect_sqlite", "prepare_sqlite", "register_run")
         ),
     ),
     (

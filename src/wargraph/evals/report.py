@@ -26,10 +26,6 @@ from wargraph.evals.report_page import write_page
 from wargraph.nodes.schemas import UNDETERMINED
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x:.0%}"
-
-
 def _pp(x: float | None) -> str:
     """A difference of shares in percentage points."""
     return "–" if x is None else f"{x * 100:+.0f} pp"

@@ -150,5 +150,3 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def events_of(record: dict[str, Any], kind: str | None = None) -> list[Event]:
-    return [e for e in record.get("events", []) if kind is None or e["kind"] == kind]

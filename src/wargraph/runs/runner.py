@@ -87,11 +87,6 @@ def _compiled(module: Any, scenario_json: str) -> Any:
     return module.build(validate_data(json.loads(scenario_json), "<scenario>")).compile()
 
 
-def sqlite_saver(db: str | Path) -> AbstractContextManager[Saver]:
-    """The store `db` names (kept under its old name for callers from before PostgreSQL)."""
-    return open_saver(db)
-
-
 def _run_of(saver: Saver, thread_id: str) -> tuple[Scenario, GameContext] | None:
     run = saver.run_of(thread_id)
     if run is None:
