@@ -126,7 +126,7 @@ def conditions_of(exp: Experiment) -> list[Condition]:
     return out
 
 
-def _scenario_path(exp: Experiment, ref: str) -> str:
+def scenario_path(exp: Experiment, ref: str) -> str:
     """A relative scenario path is looked up next to the experiment file first."""
     local = Path(exp.base_dir) / ref
     if not Path(ref).is_absolute() and local.exists():
@@ -134,7 +134,7 @@ def _scenario_path(exp: Experiment, ref: str) -> str:
     return ref
 
 
-def _fingerprint(cond: Condition, seed: int, scenario_text: str) -> str:
+def scenario_fingerprint(cond: Condition, seed: int, scenario_text: str) -> str:
     blob = json.dumps(
         {
             "scenario": hashlib.sha256(scenario_text.encode()).hexdigest(),
@@ -156,7 +156,7 @@ def plan_games(exp: Experiment, *, check: bool = True) -> list[GamePlan]:
     conds = conditions_of(exp)
     texts: dict[str, str] = {}
     for c in conds:
-        c.scenario = _scenario_path(exp, c.scenario)
+        c.scenario = scenario_path(exp, c.scenario)
         if c.scenario not in texts:
             try:
                 texts[c.scenario] = resolve_path(c.scenario).read_text(encoding="utf-8")
@@ -176,7 +176,7 @@ def plan_games(exp: Experiment, *, check: bool = True) -> list[GamePlan]:
     for run in range(exp.runs):
         seed = exp.seeds[run] if exp.seeds is not None else exp.seed + run
         for c in conds:
-            fp = _fingerprint(c, seed, texts[c.scenario])
+            fp = scenario_fingerprint(c, seed, texts[c.scenario])
             plans.append(
                 GamePlan(
                     condition=c,

@@ -159,7 +159,7 @@ def _axis_spec(axis: str, spec: Any) -> AxisValues | dict[str, Level]:
     return levels
 
 
-def _format_validation(source: str, err: ValidationError) -> str:
+def format_validation(source: str, err: ValidationError) -> str:
     lines = []
     for e in err.errors():
         where = ".".join(
@@ -270,7 +270,7 @@ def load_experiment(
     try:
         exp = Experiment.model_validate(data)
     except ValidationError as err:
-        raise ExperimentError(_format_validation(where, err)) from None
+        raise ExperimentError(format_validation(where, err)) from None
     if not exp.name:
         exp.name = "experiment"
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", exp.name):

@@ -12,7 +12,7 @@ from typing import Any
 
 from wargraph.evals.experiment import Experiment, GamePlan, Hooks
 from wargraph.evals.experiment.game import write_json
-from wargraph.evals.experiment.plan import Condition, _fingerprint, _scenario_path
+from wargraph.evals.experiment.plan import Condition, scenario_fingerprint, scenario_path
 from wargraph.evals.tournament.schedule import (
     Game,
     check_balance,
@@ -48,7 +48,7 @@ def setup(t: Tournament) -> Setup:
     from wargraph.runs.runner import GameError, check_scenario
 
     exp_like = Experiment(scenario=t.scenario, base_dir=t.base_dir)
-    path = _scenario_path(exp_like, t.scenario)
+    path = scenario_path(exp_like, t.scenario)
     try:
         sc = check_scenario(path, t.set)
         text = resolve_path(path).read_text(encoding="utf-8")
@@ -151,7 +151,7 @@ def game_plan(s: Setup, game: Game) -> GamePlan:
         role_models=role_models,
         context=t.context.model_dump(),
     )
-    fp = _fingerprint(cond, game.seed, s.scenario_text)
+    fp = scenario_fingerprint(cond, game.seed, s.scenario_text)
     return GamePlan(
         condition=cond,
         run=game.index,

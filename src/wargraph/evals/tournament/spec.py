@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from wargraph.evals.experiment.spec import (
     ContextSpec,
     ExperimentError,
-    _format_validation,
+    format_validation,
     read_fields,
     shipped_files,
     shipped_instead,
@@ -164,7 +164,7 @@ def load_tournament(source: str | Path | dict[str, Any], *, model: str | None = 
     try:
         t = Tournament.model_validate(data)
     except ValidationError as err:
-        raise TournamentError(_format_validation(where, err)) from None
+        raise TournamentError(format_validation(where, err)) from None
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", t.name or ""):
         raise TournamentError(f"{where}: name: use letters, digits, '.', '-' and '_'")
     if model is not None:

@@ -254,7 +254,7 @@ def forget_positions() -> None:
         _KEYS.clear()
 
 
-def _as_game(world: Game | Mapping[str, Any]) -> Game:
+def as_game(world: Game | Mapping[str, Any]) -> Game:
     """A Game to read (never to change): a saved game's shared :func:`position`."""
     return world if isinstance(world, Game) else position(world).game
 
@@ -368,9 +368,9 @@ def adjudicate(
             errors[pname] = [f"unknown power {pname}"]
             continue
         n_err = len(game.error)
-        game.set_orders(pname, [_norm(o) for o in olist if _norm(o)])
+        game.set_orders(pname, [norm_order(o) for o in olist if norm_order(o)])
         if game.error[n_err:]:
-            errors[pname] = [_err_text(e) for e in game.error[n_err:]]
+            errors[pname] = [err_text(e) for e in game.error[n_err:]]
     game.error = []  # process() prints leftover errors to stdout unless IGNORE_ERRORS is set
     game.process()
     new_saved = _with_history(saved, save(game))
@@ -432,7 +432,7 @@ def _record(order: str, unit: str, res: Sequence[str], defaulted: bool) -> dict[
 
 # --- how the engine names and reports orders ---------------------------------------------
 
-_TYPE_RANK = {"hold": 0, "move": 1, "support": 2, "convoy": 3, "retreat": 1, "disband": 0}
+TYPE_RANK = {"hold": 0, "move": 1, "support": 2, "convoy": 3, "retreat": 1, "disband": 0}
 
 
 def order_type(order: str) -> str:
@@ -458,9 +458,9 @@ def order_type(order: str) -> str:
 _ERR_CODE = re.compile(r"^\d+:")
 
 
-def _err_text(err: Any) -> str:
+def err_text(err: Any) -> str:
     return _ERR_CODE.sub("", str(err)).strip()
 
 
-def _norm(order: str) -> str:
+def norm_order(order: str) -> str:
     return " ".join(str(order).upper().split())

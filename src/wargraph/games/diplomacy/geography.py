@@ -11,7 +11,7 @@ from typing import Any
 from diplomacy import Game
 from diplomacy.engine.map import Map
 
-from wargraph.games.diplomacy.engine import _as_game, phase_info
+from wargraph.games.diplomacy.engine import as_game, phase_info
 from wargraph.games.diplomacy.orders import legal_orders
 
 # ---------------------------------------------------------------------------------------------
@@ -105,12 +105,12 @@ def _needs_convoy(map_name: str, utype: str, path: Sequence[str]) -> bool:
 
 
 def _loc_name(game: Game, loc: str) -> str:
-    names = _loc_names(game.map.name)
+    names = loc_names(game.map.name)
     return names.get(loc.upper(), loc.upper())
 
 
 @lru_cache(maxsize=8)
-def _loc_names(map_name: str) -> dict[str, str]:
+def loc_names(map_name: str) -> dict[str, str]:
     game_map = _map(map_name)
     return {abbr.upper(): name.title() for name, abbr in game_map.loc_name.items()}
 
@@ -163,7 +163,7 @@ def unit_blocks(
     legal orders this phase. Convoys are not counted as paths. Targets the unit type cannot
     reach (an inland army for a fleet) are not listed.
     """
-    game = _as_game(world)
+    game = as_game(world)
     power = power.upper()
     pw = game.get_power(power)
     if pw is None:
@@ -287,7 +287,7 @@ def render_unit_block(block: Mapping[str, Any]) -> str:
 def render_board(world: Game | Mapping[str, Any], power: str | None = None) -> str:
     """Public board text: phase, and per power its centres (count), units and home centres.
     ``power`` is listed first and marked "(you)"; neutral centres close the list."""
-    game = _as_game(world)
+    game = as_game(world)
     info = phase_info(game)
     me = power.upper() if power else None
     order = sorted(game.powers, key=lambda p: (p != me, p))
@@ -320,7 +320,7 @@ def render_board_compact(world: Game | Mapping[str, Any], *, units: bool = True)
     """The public board in one line per power: centre count and centres, then units (or, with
     `units=False`, their count); the neutral centres last. The same text for every power
     (llama.cpp reuses its KV cache across seats)."""
-    game = _as_game(world)
+    game = as_game(world)
     lines = [f"Phase {phase_info(game).name}. Per power: centres; units"]
     for pname in sorted(game.powers):
         pw = game.powers[pname]
@@ -342,7 +342,7 @@ def render_board_compact(world: Game | Mapping[str, Any], *, units: bool = True)
 
 def near_provinces(world: Game | Mapping[str, Any], power: str) -> set[str]:
     """Provinces that concern ``power``: its units' and their neighbours, and its centres."""
-    game = _as_game(world)
+    game = as_game(world)
     pw = game.get_power(power.upper())
     near = {c for c in pw.centers}
     for unit in list(pw.units) + list(pw.retreats):

@@ -29,10 +29,10 @@ _KINDS = {"A": "army", "F": "fleet"}
 def province_names(map_name: str = STANDARD) -> dict[str, str]:
     """Abbreviation -> name ("BUR" -> "Burgundy", "SPA/SC" -> "Spain (South Coast)"); {} for a
     map the engine does not know (the choices then name provinces by abbreviation only)."""
-    from wargraph.games.diplomacy.geography import _loc_names
+    from wargraph.games.diplomacy.geography import loc_names
 
     try:
-        return dict(_loc_names(map_name))
+        return dict(loc_names(map_name))
     except (KeyError, ValueError, OSError):
         return {}
 

@@ -11,16 +11,16 @@ from typing import Any
 from diplomacy import Game
 
 from wargraph.games.diplomacy.engine import (
-    _TYPE_RANK,
     BUILD_SLOT,
     DISBAND_SLOT,
+    TYPE_RANK,
     WAIVE,
     Position,
-    _as_game,
-    _err_text,
-    _norm,
+    as_game,
     current,
+    err_text,
     load,
+    norm_order,
     order_type,
     position,
 )
@@ -32,7 +32,7 @@ from wargraph.games.diplomacy.engine import (
 
 def _sort_orders(orders: Iterable[str]) -> list[str]:
     # Hold (or disband) first, then moves, supports, convoys; alphabetical inside a type.
-    return sorted(set(orders), key=lambda o: (_TYPE_RANK.get(order_type(o), 9), o))
+    return sorted(set(orders), key=lambda o: (TYPE_RANK.get(order_type(o), 9), o))
 
 
 def legal_orders(world: Game | Mapping[str, Any], power: str) -> dict[str, list[str]]:
@@ -132,7 +132,7 @@ def finalize_orders(
       fleets before armies on ties, then alphabetical), so the count is always exact and the
       record shows every disband explicitly.
     """
-    game = _as_game(world)
+    game = as_game(world)
     power = power.upper()
     legal = legal if legal is not None else legal_orders(game, power)
     answer = answer or {}
@@ -236,7 +236,7 @@ def check_orders(
     max_slots = len(legal)
 
     for raw in orders:
-        order = _norm(raw)
+        order = norm_order(raw)
         if not order:
             rejected.append((str(raw), "empty order"))
             continue
@@ -256,7 +256,7 @@ def check_orders(
             game.error = []
             rejected.append((raw, "not an order the engine can read" + _legal_hint(legal, order)))
             continue
-        errors = [_err_text(e) for e in game.error]
+        errors = [err_text(e) for e in game.error]
         if phase_type == "M":
             canonical = next((f"{u} {o}" for u, o in pw.orders.items()), None)
         elif order == WAIVE:
