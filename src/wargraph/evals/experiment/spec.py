@@ -62,8 +62,10 @@ class ContextSpec(BaseModel):
 
     temperature: float = Field(default=0.7, ge=0, le=2)
     max_tokens: int = Field(default=200, gt=0, le=8192)
-    call_timeout: float = Field(default=60.0, gt=0)
-    retries: int = Field(default=2, ge=0, le=10)
+    # None: each seat's model profile's (60 s and 2 retries small, 300 s capable: a slow
+    # endpoint's answers are waited for, not thrown away)
+    call_timeout: float | None = Field(default=None, gt=0)
+    retries: int | None = Field(default=None, ge=0, le=10)
 
 
 class AxisValues(BaseModel):
