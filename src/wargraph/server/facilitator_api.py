@@ -37,8 +37,8 @@ from wargraph.server.games import (
     question,
     read_game,
     run_settings,
-    scenario_of,
     status_of,
+    stored_scenario,
     wargraph_meta,
 )
 from wargraph.server.seats import seat_token
@@ -392,7 +392,7 @@ async def game_detail(request: Request) -> Response:
     thread_id = thread_id_of(request.path_params["thread_id"])
     game = await read_game(thread_id)
     values = game["values"]
-    sc = await asyncio.to_thread(scenario_of, values)
+    sc = await asyncio.to_thread(stored_scenario, values)
     moment = await asyncio.to_thread(moment_of, sc, values)
     wg = wargraph_meta(game["thread"])
     context = wg.get("context")

@@ -109,7 +109,7 @@ def holder_of(thread_id: str) -> str | None:
     return f"`{command}` (pid {pid} on {host}, since {since})"
 
 
-def scenario_of(values: dict[str, Any]) -> Scenario | None:
+def stored_scenario(values: dict[str, Any]) -> Scenario | None:
     """The game's scenario from its state (None before it is set up). Sync: run in a thread."""
     from wargraph.kernel.scenario import ScenarioError, validate_data
 

@@ -22,8 +22,8 @@ from wargraph.server.games import (
     question,
     read_game,
     run_settings,
-    scenario_of,
     status_of,
+    stored_scenario,
     wait_idle,
 )
 from wargraph.server.seat_world import world_of
@@ -47,7 +47,7 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
 
     game = await read_game(thread_id)
     values = game["values"]
-    sc = await asyncio.to_thread(scenario_of, values)
+    sc = await asyncio.to_thread(stored_scenario, values)
     moment = await asyncio.to_thread(moment_of, sc, values)
     if sc is not None and seat not in sc.roles:
         raise ApiError(404, f"this game has no seat {seat!r} (seats: {', '.join(sc.roles)})")

@@ -97,12 +97,12 @@ def world_of(
 @route
 async def seat_world(request: Request) -> Response:
     from wargraph.server.api import seat_target
-    from wargraph.server.games import read_game, scenario_of
+    from wargraph.server.games import read_game, stored_scenario
 
     holder = holder_of(request)
     thread_id, seat = seat_target(request, holder)
     values = (await read_game(thread_id))["values"]
-    sc = await asyncio.to_thread(scenario_of, values)
+    sc = await asyncio.to_thread(stored_scenario, values)
     if sc is not None and seat not in sc.roles:
         raise ApiError(404, f"this game has no seat {seat!r} (seats: {', '.join(sc.roles)})")
     found = await asyncio.to_thread(world_of, thread_id, seat, sc, values)

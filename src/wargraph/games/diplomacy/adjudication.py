@@ -12,7 +12,7 @@ from wargraph.games.diplomacy.free_orders import free_counts, is_free
 from wargraph.games.diplomacy.measures import records_from_results
 from wargraph.games.diplomacy.orders import finalize_orders
 from wargraph.games.diplomacy.phase import legal_of, position_of, saved_of
-from wargraph.games.diplomacy.scenario import SECRETARY, scenario_of
+from wargraph.games.diplomacy.scenario import SECRETARY, diplomacy_scenario
 from wargraph.kernel.parts import Resolution
 from wargraph.kernel.state import Event
 
@@ -27,7 +27,7 @@ class Adjudication(Resolution):
     def resolve(
         self, table: Table, proposals: dict[str, Any], narration: dict[str, Any] | None
     ) -> dict[str, Any]:
-        s = scenario_of(table)
+        s = diplomacy_scenario(table)
         saved = saved_of(table)
         w = table.state.get("world") or {}
         game = position_of(table).game

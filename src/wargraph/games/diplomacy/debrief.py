@@ -13,7 +13,7 @@ from wargraph.games.diplomacy.engine import phase_info
 from wargraph.games.diplomacy.measures import game_measures, write_measures
 from wargraph.games.diplomacy.phase import saved_of
 from wargraph.games.diplomacy.render import write_maps
-from wargraph.games.diplomacy.scenario import SECRETARY, scenario_of
+from wargraph.games.diplomacy.scenario import SECRETARY, diplomacy_scenario
 from wargraph.kernel.parts import Debrief
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ class Scores(Debrief):
     def debrief(self, table: Table) -> dict[str, Any]:
         from wargraph.runs.records import build_record
 
-        s = scenario_of(table)
+        s = diplomacy_scenario(table)
         record = build_record(dict(table.state), thread_id="", trace_path=table.context.trace_path)
         measures = game_measures(record)
         folder = run_folder(table)

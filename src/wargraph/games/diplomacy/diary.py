@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from wargraph.games.diplomacy.engine import POWERS, PhaseInfo
 from wargraph.games.diplomacy.phase import info_of
-from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.scenario import diplomacy_scenario
 from wargraph.games.diplomacy.schemas import RELATIONS, digest_chars
 from wargraph.games.diplomacy.view import NOTE_SLOT, relationships_of
 from wargraph.kernel.parts import Diary
@@ -119,12 +119,12 @@ class Diaries(Diary):
 def diary_chars(table: Table, power: str) -> int:
     """The longest diary summary of a power: the scenario's, raised by its seat's model profile
     (wargraph.models.profiles)."""
-    return table.profile(power).diary_limit(scenario_of(table).diplomacy.diary_chars)
+    return table.profile(power).diary_limit(diplomacy_scenario(table).diplomacy.diary_chars)
 
 
 def digest_question(table: Table, power: str, entries: list[Event], seen: list[Event]) -> Question:
     """The yearly digest: the power's earlier digest and the entries it now replaces."""
-    cfg = scenario_of(table).diplomacy
+    cfg = diplomacy_scenario(table).diplomacy
     digests = [e for e in seen if e["kind"] == "diary_digest" and e["author"] == power]
     parts = []
     if digests:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from wargraph.games.diplomacy.engine import GLOBAL
 from wargraph.games.diplomacy.phase import info_of, saved_of
 from wargraph.games.diplomacy.press import add_messages, check_message
-from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.scenario import diplomacy_scenario
 from wargraph.games.diplomacy.view import NOTE_SLOT
 from wargraph.kernel.parts import Press
 from wargraph.kernel.parts.press import STAY_SILENT
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def message_chars(table: Table, power: str) -> int:
     """The longest message a power may send: the scenario's, raised by its seat's model profile
     (capable models write press of several sentences; wargraph.models.profiles)."""
-    return table.profile(power).message_limit(scenario_of(table).diplomacy.message_chars)
+    return table.profile(power).message_limit(diplomacy_scenario(table).diplomacy.message_chars)
 
 
 @dataclass(frozen=True)
@@ -36,17 +36,17 @@ class Negotiation(Press):
     everyone: str = GLOBAL
 
     def exchanges(self, table: Table) -> int:
-        return scenario_of(table).diplomacy.negotiation_rounds
+        return diplomacy_scenario(table).diplomacy.negotiation_rounds
 
     def limit(self, table: Table) -> int:
-        return scenario_of(table).diplomacy.max_messages
+        return diplomacy_scenario(table).diplomacy.max_messages
 
     def recipients(self, table: Table, speaker: str, speakers: list[str]) -> list[str]:
         """GLOBAL, then the other powers in an order drawn for this seat and phase: listed
         alphabetically, AUSTRIA came first for everyone, and small models wrote to the first
         power listed (all six others opened with AUSTRIA; two powers received nothing all game).
         Drawn from the game's id, seat and phase, so a game replays the same."""
-        if scenario_of(table).diplomacy.public_only:
+        if diplomacy_scenario(table).diplomacy.public_only:
             return [GLOBAL]
         others = [o for o in speakers if o != speaker]
         seed = stable_seed(
@@ -58,7 +58,7 @@ class Negotiation(Press):
     def question(
         self, table: Table, speaker: str, exchange: int, recipients: list[str]
     ) -> Question:
-        cfg = scenario_of(table).diplomacy
+        cfg = diplomacy_scenario(table).diplomacy
         others = [r for r in recipients if r != GLOBAL]
         chars = message_chars(table, speaker)
         return Question(
@@ -95,7 +95,7 @@ class Negotiation(Press):
         return to.strip().upper()
 
     def refusal(self, table: Table, sender: str, to: str, text: str) -> str | None:
-        cfg = scenario_of(table).diplomacy
+        cfg = diplomacy_scenario(table).diplomacy
         alive = list(info_of(table).powers_alive)
         return check_message(
             sender, to, text, press=cfg.press, max_len=message_chars(table, sender), powers=alive

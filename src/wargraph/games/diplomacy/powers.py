@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wargraph.games.diplomacy.phase import info_of, legal_of
-from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.scenario import diplomacy_scenario
 from wargraph.games.diplomacy.view import power_context
 from wargraph.kernel.parts import Cast
 from wargraph.kernel.question import NEGOTIATE, ORDER, SUMMARIZE
@@ -23,7 +23,7 @@ class Powers(Cast):
     """The powers still alive, each its own seat."""
 
     def actors(self, table: Table, phase: str) -> list[str]:
-        cfg = scenario_of(table).diplomacy
+        cfg = diplomacy_scenario(table).diplomacy
         info = info_of(table)
         if phase == ORDER:
             return [p for p in info.powers_alive if legal_of(table, p)]

@@ -111,7 +111,7 @@ class DiplomacyScenario(Scenario):
         return list(POWERS)
 
 
-def scenario_of(table: Table) -> DiplomacyScenario:
+def diplomacy_scenario(table: Table) -> DiplomacyScenario:
     """The table's scenario, which the Diplomacy world's parts need to be a Diplomacy one."""
     return table.scenario_as(DiplomacyScenario)
 
@@ -127,4 +127,4 @@ class NewGame(Opening):
     """A new engine game, its id from the scenario (so records are reproducible)."""
 
     def open(self, table: Table) -> dict[str, Any]:
-        return {"world": {"diplomacy": new_game(game_id=game_id_for(scenario_of(table)))}}
+        return {"world": {"diplomacy": new_game(game_id=game_id_for(diplomacy_scenario(table)))}}

@@ -16,7 +16,7 @@ from wargraph.games.diplomacy.free_orders import (
 )
 from wargraph.games.diplomacy.orders import check_answer
 from wargraph.games.diplomacy.phase import legal_of, saved_of
-from wargraph.games.diplomacy.scenario import SECRETARY, scenario_of
+from wargraph.games.diplomacy.scenario import SECRETARY, diplomacy_scenario
 from wargraph.games.diplomacy.unit_orders import free_question, orders_question
 from wargraph.kernel.parts import Secretary
 from wargraph.kernel.question import Check, Question
@@ -34,7 +34,7 @@ class EngineSecretary(Secretary):
     give_up_status: str = "held"
 
     def max_revisions(self, table: Table) -> int:
-        return scenario_of(table).diplomacy.order_retries
+        return diplomacy_scenario(table).diplomacy.order_retries
 
     def check(self, table: Table, actor: str, proposal: Any) -> Check:
         """The engine checks the orders on a copy of the phase."""

@@ -12,7 +12,7 @@ from wargraph.games.diplomacy.free_orders import FREE_KEY, scripted_orders
 from wargraph.games.diplomacy.geography import unit_blocks
 from wargraph.games.diplomacy.orders import hold_orders
 from wargraph.games.diplomacy.phase import info_of, legal_of, position_of
-from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.scenario import diplomacy_scenario
 from wargraph.games.diplomacy.view import NOTE_SLOT, unit_blocks_text
 from wargraph.kernel.parts import Orders
 from wargraph.kernel.question import Question
@@ -56,7 +56,7 @@ def orders_question(
 ) -> Question:
     """The orders of `legal`'s units (all of them, or after a refusal the `refused` ones with
     the engine's reasons)."""
-    s = scenario_of(table)
+    s = diplomacy_scenario(table)
     v = table.variant(power)
     info = info_of(table)
     people = str(table.seat(power).get("kind", "ai")) == "human"
@@ -134,7 +134,7 @@ def writes_free(table: Table, power: str) -> bool:
     """Free orders (`diplomacy.orders: free`) are asked of models only: a person keeps the
     form with one field per unit, a bot picks among the legal orders it reads."""
     seat = table.seat(power)
-    if scenario_of(table).diplomacy.orders != "free":
+    if diplomacy_scenario(table).diplomacy.orders != "free":
         return False
     return str(seat.get("kind", "ai")) != "human" and not is_bot(seat.get("model"))
 
@@ -150,7 +150,7 @@ def free_question(
 ) -> Question:
     """Free orders: the power's units as in constrained mode, its orders written as a list of
     strings; after a refusal, the refused orders and the units without one, with the reasons."""
-    s = scenario_of(table)
+    s = diplomacy_scenario(table)
     v = table.variant(power)
     info = info_of(table)
     keys = list(legal)

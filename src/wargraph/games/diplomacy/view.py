@@ -10,7 +10,7 @@ import wargraph.games.diplomacy.engine as engine
 import wargraph.games.diplomacy.geography as G
 from wargraph.games.diplomacy.budget import CONTEXT_BUDGETS, estimate_tokens, fit, fit_lines
 from wargraph.games.diplomacy.phase import info_of, legal_of, position_of
-from wargraph.games.diplomacy.scenario import scenario_of
+from wargraph.games.diplomacy.scenario import diplomacy_scenario
 from wargraph.kernel.state import EVERYONE, Event
 from wargraph.kernel.views import quote
 
@@ -146,7 +146,7 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
     power, its brief and guidance), then what grows (this phase's talks, the diary, notes).
 
     Built only from `seen` (view_for: the power's own and public events) and the public board."""
-    s = scenario_of(table)
+    s = diplomacy_scenario(table)
     pos = position_of(table)
     budgets = CONTEXT_BUDGETS
     rnd = table.round
@@ -213,7 +213,7 @@ def units_plan(table: Table, power: str) -> tuple[str, int]:
     convoy orders (counted, its holds and moves listed). The board, the same text for every
     power (a shared prompt prefix), is left whole. Even the least detail keeps every unit, over
     the budget if need be."""
-    n = scenario_of(table).diplomacy.nearest
+    n = diplomacy_scenario(table).diplomacy.nearest
     legal = legal_of(table, power)
     budget = _room("Your units")
 
