@@ -46,10 +46,17 @@ POSTHOC = importlib.import_module("wargraph.runs.posthoc")
 JUDGES = {"promises"}
 REGISTERED = sorted(set(answer_schemas._SCHEMAS) - set(bargain.SCHEMAS) - JUDGES)
 # Games beyond each family's defaults that ask schemas those do not: a seated secretary; a
-# second Diplomacy year (the diary digest) with a person at one power (orders as free text).
+# second Diplomacy year (the diary digest) with a person at one power (orders as free text);
+# Diplomacy's free orders.
 EXTRA_GAMES: list[tuple[str, list[str], list[str]]] = [
     ("wwi", ["rounds=1", "waragent.secretary.kind=ai"], []),
     ("diplomacy", ["diplomacy.max_year=1902", "diplomacy.negotiation_rounds=0"], ["AUSTRIA"]),
+    # free orders (a model writes its orders as text)
+    (
+        "diplomacy",
+        ["diplomacy.max_year=1901", "diplomacy.negotiation_rounds=0", "diplomacy.orders=free"],
+        [],
+    ),
 ]
 
 
