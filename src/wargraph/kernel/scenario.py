@@ -76,15 +76,27 @@ class Role(BaseModel):
     memory: MemoryPolicy | None = None
     model_profile: Literal["small", "capable"] | None = None
     """The seat's model profile (wargraph.models.profiles; None: chosen from its model)."""
+    script: list[Any] | dict[str, Any] | None = None
+    """The seat's answers, for tests: a list in the order asked, or a mapping by task
+    (wargraph.seats.script); the seeded scripted decider answers once it runs out."""
 
     @model_serializer(mode="wrap")
     def _without_unset_profile(self, handler: Any) -> Any:
-        """A role that names no profile is stored as before profiles existed (records and
-        their fingerprints unchanged)."""
+        """A role that names no profile or script is stored as before they existed (records
+        and their fingerprints unchanged)."""
         out = handler(self)
-        if isinstance(out, dict) and out.get("model_profile") is None:
-            out.pop("model_profile", None)
+        if isinstance(out, dict):
+            for name in ("model_profile", "script"):
+                if out.get(name) is None:
+                    out.pop(name, None)
         return out
+
+    @field_validator("script")
+    @classmethod
+    def _playable_script(cls, value: Any) -> Any:
+        from wargraph.seats.script import check_script
+
+        return None if value is None else check_script(value, "script")
 
     @property
     def persona_text(self) -> str:
