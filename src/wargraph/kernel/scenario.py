@@ -142,13 +142,26 @@ class DebriefQuestion(BaseModel):
         return value
 
 
+class FlowMount(BaseModel):
+    """A library phase mounted with options: `{respond: {phase: order, sequential: true}}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    phase: str
+    sequential: bool = False
+    """`order` only: the seats answer one at a time, each seeing the answers before it."""
+    seats: list[str] | None = None
+    """`order` only: who answers, in this order (default: the cast's actors)."""
+
+
 class FlowSpec(BaseModel):
     """A game flow composed from the node library (see src/wargraph/games/flow/graph.py)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    phases: list[str | dict[str, str]] = Field(min_length=1)
-    """Library phases in round order; `{name: phase}` mounts a phase under another node name."""
+    phases: list[str | dict[str, str | FlowMount]] = Field(min_length=1)
+    """Library phases in round order; `{name: phase}` mounts a phase under another node name,
+    `{name: {phase: order, sequential: true, seats: [...]}}` with options."""
     exchanges: int = Field(default=1, ge=1, le=10)  # negotiation exchanges per round
 
 

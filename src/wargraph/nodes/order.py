@@ -2,6 +2,11 @@
 its leader combines, innermost teams first. The world says what is asked and what an answer
 proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`.
 
+With a sequential `Orders` (`Orders(sequential=True)`) the seats answer one at a time, in the
+order of `actors`: the events of each answer are recorded before the next seat is asked, so a
+later seat sees the earlier answers in its view (as far as their audiences allow). The graph is
+the same: the mount asks one seat per step and runs again when it has answered.
+
 `order` may be mounted more than once in a round (`{"propose": order, ..., "respond": order}`:
 a world names one `Orders` per mount, or tells them apart by `table.phase`). Each mount
 merges its proposals into the round's per seat, so a later mount keeps what an earlier one
@@ -13,7 +18,7 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.kernel.parts.orders import Orders
-from wargraph.kernel.state import CLEAR, GameState
+from wargraph.kernel.state import CLEAR, Event, GameState, add_events
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
 
@@ -55,11 +60,34 @@ def _answer_text(table: Table, ask_id: str | None) -> str | None:
     )
 
 
+def _next_in_turn(table: Table, orders: Orders, seats: list[Seat]) -> dict[str, Any] | None:
+    """A sequential mount: the events of the seats that have answered, in turn, and the next
+    seat's question, asked on a view that shows them; None once every seat has answered."""
+    recorded: list[Event] = []
+    for who, team in seats:
+        ask_id = _plan_id(table, who, team)
+        if ask_id is None:
+            seen = Table(
+                table.scenario,
+                table.context,
+                {**table.state, "events": add_events(table.events, recorded)},
+                table.world,
+            )
+            ask = seen.ask_question(who, orders.question(seen, who, team=team), key=team or "")
+            return {"events": recorded, "asks": [ask]}
+        decision = table.pending[ask_id]
+        proposal = orders.proposal(table, who, decision["value"])
+        recorded += orders.events(table, who, proposal, decision["source"], team=team)
+    return None
+
+
 @asks(players)
 def order(state: GameState, table: Table) -> dict[str, Any]:
     orders, s = table.world.orders_at(table.phase), table.scenario
     actors = orders.actors(table)
     seats = _seats(table, actors)
+    if orders.sequential and (turn := _next_in_turn(table, orders, seats)) is not None:
+        return turn
     missing = [(r, t) for r, t in seats if _plan_id(table, r, t) is None]
     if missing:
         return {

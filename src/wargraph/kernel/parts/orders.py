@@ -23,6 +23,11 @@ class Orders:
     Plans go to the actor and the control only, unless the scenario makes them public."""
 
     task: str = "plan"  # the default task of an order question (enters ask ids)
+    sequential: bool = False
+    """Seats answer one at a time in the order of `actors` (then team members, team by team):
+    each answer's `events` are recorded before the next seat is asked, so the next seat's view
+    (and `table.events` in `question`) shows the answers before it, as far as their audiences
+    allow. False: every actor answers at once, on the same view."""
 
     def actors(self, table: Table) -> list[str]:
         """Who acts at this mount (default: the cast's actors of `order`)."""
