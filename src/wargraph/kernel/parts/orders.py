@@ -73,6 +73,13 @@ class Orders:
         """The proposal an answer makes (kept in `world["proposals"]`, JSON-able)."""
         return value.get("plan", "")
 
+    def update(self, table: Table, proposals: dict[str, Any]) -> dict[str, Any]:
+        """What the mount writes to `world` once its orders are in, beside the round record
+        (`proposals`: this mount's, by seat; default nothing). Keys are the world's own (a
+        round record name, `wargraph.kernel.record.ROUND_KEYS`, is refused); a shallow merge,
+        kept across rounds until a phase writes the key again."""
+        return {}
+
     def events(
         self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None
     ) -> list[Event]:
