@@ -93,3 +93,31 @@ def test_the_round_record_is_one_typed_dict_read_from_world():
     assert {"proposals", "sources", "placed_by", "by_mount", "status"} <= set(ROUND_KEYS)
     world = {"proposals": {"a": 1}, "scores": {"a": 3}}
     assert round_record(world) == {"proposals": {"a": 1}}  # the world's own keys are not in it
+
+
+def test_each_mounts_proposals_are_kept_as_the_secretary_leaves_them(scripted, tmp_path):
+    from wargraph.kernel.parts import Secretary
+    from wargraph.kernel.question import Check
+    from wargraph.nodes.secretary_validate import secretary_validate
+
+    class Stamp(Secretary):
+        def check(self, table, actor, proposal):
+            return Check(accepted=f"{proposal} (seen)")
+
+    world = World(
+        orders={"draft": Draft(task="draft"), "vote": Vote(task="vote")},
+        secretary=Stamp(),
+        resolution=Keep(),
+    )
+    sc = load_scenario("summit", ["rounds=1"])
+    spine = {"draft": order, "check": secretary_validate, "vote": order, "adjudicate": adjudicate}
+    g = build_game(spine, list(sc.roles), world=world, scenario=sc)
+    graph = g.compile(checkpointer=InMemorySaver())
+    scripts = {"lendor": [DRAFT, "I vote for it."]}
+    cfg = {"configurable": {"thread_id": "s"}, "recursion_limit": 300}
+    out = graph.invoke(
+        {"scenario": sc.model_dump()}, cfg, context=scripted(tmp_path, scripts=scripts)
+    )
+    seen = out["world"]["seen"]
+    assert seen["by_mount"]["draft"] == {"lendor": f"{DRAFT} (seen)"}  # as the secretary left it
+    assert seen["by_mount"]["vote"]["lendor"] == "I vote for it."  # after the check: untouched
