@@ -114,3 +114,17 @@ def test_the_cli_plays_a_seats_script_file(tmp_path):
     assert r.exit_code != 0 and "expected SEAT=FILE" in r.output
     r = runner.invoke(app, [*args, "--script", f"nobody={script}"])
     assert r.exit_code != 0 and "'nobody': no such role" in r.output
+
+
+def test_a_persons_seat_stays_a_person_whatever_its_script():
+    from wargraph.kernel.table import Table
+
+    sc = load_scenario("blotto", ["players.south.kind=human"])
+    ctx = GameContext(
+        model="scripted", humans=["north"], scripts={"north": [EAST], "south": [WEST]}
+    )
+    table = Table(sc, ctx, {"round": 1})
+    assert table.seat("north")["kind"] == "human" and "script" not in table.seat("north")
+    assert table.seat("south")["kind"] == "human" and "script" not in table.seat("south")
+    plain = Table(sc, GameContext(model="embedded", scripts={"north": [EAST]}), {"round": 1})
+    assert plain.seat("north")["kind"] == "scripted" and plain.seat("north")["script"] == [EAST]

@@ -147,9 +147,8 @@ class Table:
         profile = ctx.role_profiles.get(role) or ctx.profile or profile
         if role in ctx.humans:
             kind = "human"
-        elif (
-            script is not None or (model == "scripted" or is_bot(model)) and kind != "human"
-        ):  # a scripted seat plays its script, then the seed
+        elif kind != "human" and (script is not None or model == "scripted" or is_bot(model)):
+            # a scenario's person stays a person; a script is played, then the seed
             kind = "scripted"
         seat: Seat = {
             "kind": kind,
