@@ -10,7 +10,9 @@ the same: the mount asks one seat per step and runs again when it has answered.
 `order` may be mounted more than once in a round (`{"propose": order, ..., "respond": order}`:
 a world names one `Orders` per mount, or tells them apart by `table.phase`). Each mount
 merges its proposals into the round's per seat, so a later mount keeps what an earlier one
-placed (and the secretary approved); a seat that acts in two mounts keeps its latest."""
+placed (and the secretary approved); a seat that acts in two mounts has its latest in
+`proposals` and both in `by_mount` (the round record, `wargraph.kernel.record.RoundRecord`). A
+mount's `Orders.update` may write the world's own keys beside it."""
 
 from __future__ import annotations
 
