@@ -34,6 +34,8 @@ _PUBLIC = {
     "Event": "wargraph.kernel.state",
     "GameContext": "wargraph.kernel.context",
     "Table": "wargraph.kernel.table",
+    "RoundRecord": "wargraph.kernel.record",
+    "round_record": "wargraph.kernel.record",
     # composing a game
     "GameGraph": "wargraph.kernel.graphkit",
     "build_game": "wargraph.kernel.graphkit",
@@ -91,6 +93,7 @@ __all__ = [
     "Press",
     "Question",
     "Resolution",
+    "RoundRecord",
     "SECRETARY",
     "SUMMARIZE",
     "Scenario",
@@ -103,6 +106,7 @@ __all__ = [
     "load_scenario",
     "register_schema",
     "render_prompt",
+    "round_record",
     "side_name",
 ]
 
@@ -120,6 +124,7 @@ if TYPE_CHECKING:
     from wargraph.kernel.context import GameContext
     from wargraph.kernel.families import Bot, Family, FamilyError, Option
     from wargraph.kernel.graphkit import GameGraph, build_game
+    from wargraph.kernel.record import RoundRecord, round_record
     from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
     from wargraph.kernel.state import EVERYONE, Event
     from wargraph.kernel.table import Table

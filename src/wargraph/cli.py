@@ -104,6 +104,7 @@ _KNOWN_ERRORS = (
     ("wargraph.models.chat", "ModelRefError"),
     ("wargraph.runs.records", "RecordError"),
     ("wargraph.kernel.families", "FamilyError"),
+    ("wargraph.seats.script", "ScriptError"),
 )
 
 
@@ -129,6 +130,7 @@ def _context(
     profile: str | None = None,
     role_profile: list[str] | None = None,
     call_timeout: float | None = None,
+    script: list[str] | None = None,
 ) -> GameContext:
     from wargraph.kernel.context import GameContext
     from wargraph.models.chat import parse_model_ref
@@ -142,6 +144,14 @@ def _context(
             fail(f"--role-model {item!r}: expected ROLE=MODEL, e.g. control=openai:gpt-4o-mini")
         parse_model_ref(ref)
         per_role[role] = ref
+    scripts: dict[str, Any] = {}
+    for item in script or []:
+        role, sep, path = item.partition("=")
+        if not sep or not role or not path:
+            fail(f"--script {item!r}: expected SEAT=FILE, e.g. bob=bob.yaml")
+        from wargraph.seats.script import load_script
+
+        scripts[role] = load_script(path, f"--script {role}")
     if max_faults < 1:
         fail(f"--max-faults {max_faults}: expected 1 or more")
     if profile is not None:
@@ -157,6 +167,7 @@ def _context(
         profile=profile,
         role_profiles=parse_role_profiles(role_profile or []),
         call_timeout=call_timeout,
+        scripts=scripts,
     )
 
 
@@ -371,6 +382,13 @@ def play(
         float | None,
         typer.Option(help="Seconds one model call may take (default: the profile's, 60 or 300)."),
     ] = None,
+    script: Annotated[
+        list[str],
+        typer.Option(
+            help="SEAT=FILE: the seat's answers (YAML/JSON list in the order asked, or a "
+            "mapping by task), then seeded scripted ones; repeatable."
+        ),
+    ] = [],
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model). The
     game's family may take options of its own (below), given after the scenario."""
@@ -396,6 +414,7 @@ def play(
             profile=profile,
             role_profile=role_profile,
             call_timeout=call_timeout,
+            script=script,
         )
         if familyargs.pending(command):  # the family's own options: known once its scenario is read
             family = load_scenario(scenario, overrides).family

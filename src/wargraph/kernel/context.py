@@ -25,6 +25,9 @@ class GameContext:
     """Seed of the run: the same seed and scripted seats give the same game."""
     humans: list[str] = field(default_factory=list)
     """Roles played by people (through interrupts), whatever the scenario says."""
+    scripts: dict[str, Any] = field(default_factory=dict)
+    """Per-role script of answers for tests (a list in the order asked, or a mapping by task;
+    wargraph.seats.script), overriding the scenario's; the seed answers once it runs out."""
     temperature: float = 0.7
     """Sampling temperature of the models (a scenario's seat may set its own)."""
     max_tokens: int = 200

@@ -76,15 +76,27 @@ class Role(BaseModel):
     memory: MemoryPolicy | None = None
     model_profile: Literal["small", "capable"] | None = None
     """The seat's model profile (wargraph.models.profiles; None: chosen from its model)."""
+    script: list[Any] | dict[str, Any] | None = None
+    """The seat's answers, for tests: a list in the order asked, or a mapping by task
+    (wargraph.seats.script); the seeded scripted decider answers once it runs out."""
 
     @model_serializer(mode="wrap")
     def _without_unset_profile(self, handler: Any) -> Any:
-        """A role that names no profile is stored as before profiles existed (records and
-        their fingerprints unchanged)."""
+        """A role that names no profile or script is stored as before they existed (records
+        and their fingerprints unchanged)."""
         out = handler(self)
-        if isinstance(out, dict) and out.get("model_profile") is None:
-            out.pop("model_profile", None)
+        if isinstance(out, dict):
+            for name in ("model_profile", "script"):
+                if out.get(name) is None:
+                    out.pop(name, None)
         return out
+
+    @field_validator("script")
+    @classmethod
+    def _playable_script(cls, value: Any) -> Any:
+        from wargraph.seats.script import check_script
+
+        return None if value is None else check_script(value, "script")
 
     @property
     def persona_text(self) -> str:
@@ -130,13 +142,26 @@ class DebriefQuestion(BaseModel):
         return value
 
 
+class FlowMount(BaseModel):
+    """A library phase mounted with options: `{respond: {phase: order, sequential: true}}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    phase: str
+    sequential: bool = False
+    """`order` only: the seats answer one at a time, each seeing the answers before it."""
+    seats: list[str] | None = None
+    """`order` only: who answers, in this order (default: the cast's actors)."""
+
+
 class FlowSpec(BaseModel):
     """A game flow composed from the node library (see src/wargraph/games/flow/graph.py)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    phases: list[str | dict[str, str]] = Field(min_length=1)
-    """Library phases in round order; `{name: phase}` mounts a phase under another node name."""
+    phases: list[str | dict[str, str | FlowMount]] = Field(min_length=1)
+    """Library phases in round order; `{name: phase}` mounts a phase under another node name,
+    `{name: {phase: order, sequential: true, seats: [...]}}` with options."""
     exchanges: int = Field(default=1, ge=1, le=10)  # negotiation exchanges per round
 
 

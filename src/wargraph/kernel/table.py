@@ -136,18 +136,19 @@ class Table:
                 r.review,
             )
             profile: str | None = r.model_profile
+            script = r.script
         except KeyError:  # teams and secretaries that are not scenario roles
             kind, model, temp, max_tokens, review = "ai", None, None, None, False
-            profile = None
+            profile = script = None
         ctx = self.context
+        script = ctx.scripts.get(role, script)
         model = ctx.role_models.get(role) or model or ctx.model
         # the run's profile, then the scenario's; none named: chosen from the model (seat_profile)
         profile = ctx.role_profiles.get(role) or ctx.profile or profile
         if role in ctx.humans:
             kind = "human"
-        elif (
-            model == "scripted" or is_bot(model)
-        ) and kind != "human":  # a scenario's person stays a person
+        elif kind != "human" and (script is not None or model == "scripted" or is_bot(model)):
+            # a scenario's person stays a person; a script is played, then the seed
             kind = "scripted"
         seat: Seat = {
             "kind": kind,
@@ -163,6 +164,8 @@ class Table:
         }
         if profile:  # else chosen from the model (seat_profile)
             seat["profile"] = profile
+        if script is not None and kind == "scripted":  # a person's seat answers for itself
+            seat["script"] = script
         return seat
 
     def profile(self, role: str) -> Profile:

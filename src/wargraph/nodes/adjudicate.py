@@ -7,12 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
+from wargraph.kernel.record import EMPTIED, round_record
 from wargraph.kernel.state import CLEAR, GameState
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks
-
-# What a round leaves in `world` for the next: emptied once the round is resolved.
-ROUND_KEYS = ("proposals", "sources", "attempts", "status", "trail", "notes")
 
 
 def _narrator(scenario: Any, world: Any) -> list[str]:
@@ -22,7 +20,8 @@ def _narrator(scenario: Any, world: Any) -> list[str]:
 @asks(_narrator)
 def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
     resolution = table.world.resolution
-    proposals = dict((table.state.get("world") or {}).get("proposals") or {})
+    placed = round_record(table.state.get("world"))
+    proposals = dict(placed.get("proposals") or {})
     narration = None
     if resolution.narrates:
         control = table.scenario.control.name
@@ -31,6 +30,8 @@ def adjudicate(state: GameState, table: Table) -> dict[str, Any]:
             q = resolution.question(table, proposals)
             return {"asks": [table.ask_question(control, q)]}
     update = dict(resolution.resolve(table, proposals, narration))
-    update["world"] = {**{k: {} for k in ROUND_KEYS}, **(update.get("world") or {})}
+    # the round record (wargraph.kernel.record) is emptied once the round is resolved
+    emptied = [*EMPTIED, "by_mount"] if "by_mount" in placed else EMPTIED
+    update["world"] = {**{k: {} for k in emptied}, **(update.get("world") or {})}
     update["pending"] = {CLEAR: True}
     return update

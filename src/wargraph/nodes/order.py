@@ -2,18 +2,26 @@
 its leader combines, innermost teams first. The world says what is asked and what an answer
 proposes; the proposals wait in `world["proposals"]` for `secretary_validate` and `adjudicate`.
 
+With a sequential `Orders` (`Orders(sequential=True)`) the seats answer one at a time, in the
+order of `actors`: the events of each answer are recorded before the next seat is asked, so a
+later seat sees the earlier answers in its view (as far as their audiences allow). The graph is
+the same: the mount asks one seat per step and runs again when it has answered.
+
 `order` may be mounted more than once in a round (`{"propose": order, ..., "respond": order}`:
 a world names one `Orders` per mount, or tells them apart by `table.phase`). Each mount
 merges its proposals into the round's per seat, so a later mount keeps what an earlier one
-placed (and the secretary approved); a seat that acts in two mounts keeps its latest."""
+placed (and the secretary approved); a seat that acts in two mounts has its latest in
+`proposals` and both in `by_mount` (the round record, `wargraph.kernel.record.RoundRecord`). A
+mount's `Orders.update` may write the world's own keys beside it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.kernel.parts.orders import Orders
-from wargraph.kernel.state import CLEAR, GameState
+from wargraph.kernel.record import ROUND_KEYS, RoundRecord, round_record
+from wargraph.kernel.state import CLEAR, Event, GameState, add_events
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
 
@@ -55,11 +63,34 @@ def _answer_text(table: Table, ask_id: str | None) -> str | None:
     )
 
 
+def _next_in_turn(table: Table, orders: Orders, seats: list[Seat]) -> dict[str, Any] | None:
+    """A sequential mount: the events of the seats that have answered, in turn, and the next
+    seat's question, asked on a view that shows them; None once every seat has answered."""
+    recorded: list[Event] = []
+    for who, team in seats:
+        ask_id = _plan_id(table, who, team)
+        if ask_id is None:
+            seen = Table(
+                table.scenario,
+                table.context,
+                {**table.state, "events": add_events(table.events, recorded)},
+                table.world,
+            )
+            ask = seen.ask_question(who, orders.question(seen, who, team=team), key=team or "")
+            return {"events": recorded, "asks": [ask]}
+        decision = table.pending[ask_id]
+        proposal = orders.proposal(table, who, decision["value"])
+        recorded += orders.events(table, who, proposal, decision["source"], team=team)
+    return None
+
+
 @asks(players)
 def order(state: GameState, table: Table) -> dict[str, Any]:
     orders, s = table.world.orders_at(table.phase), table.scenario
     actors = orders.actors(table)
     seats = _seats(table, actors)
+    if orders.sequential and (turn := _next_in_turn(table, orders, seats)) is not None:
+        return turn
     missing = [(r, t) for r, t in seats if _plan_id(table, r, t) is None]
     if missing:
         return {
@@ -93,9 +124,9 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
         (r, t, table.pending[_plan_id(table, r, t) or ""]) for r, t in seats
     ]
     answered += [(tname, None, table.pending[_combine_id(table, tname)]) for tname in s.teams]
-    placed = table.state.get("world") or {}  # by an earlier mount of this round
-    proposals: dict[str, Any] = dict(placed.get("proposals") or {})
-    sources: dict[str, str] = dict(placed.get("sources") or {})
+    placed = round_record(table.state.get("world"))  # by an earlier mount of this round
+    proposals = dict(placed.get("proposals") or {})
+    sources = dict(placed.get("sources") or {})
     proposals_now: dict[str, Any] = {}
     events = []
     for who, of_team, decision in answered:
@@ -104,17 +135,45 @@ def order(state: GameState, table: Table) -> dict[str, Any]:
         if of_team is None:
             proposals[who] = proposals_now[who] = proposal
             sources[who] = decision["source"]
-    update_world: dict[str, Any] = {"proposals": proposals, "sources": sources}
+    update_world: RoundRecord = {"proposals": proposals, "sources": sources}
     if not isinstance(table.world.orders, Orders):  # mounted more than once (a world's choice)
         # which mount placed each proposal: a revision the secretary asks for later is read by
         # that mount's Orders, not the first one's (`Secretary.revised`)
         placed_by = dict(placed.get("placed_by") or {})
         placed_by.update(dict.fromkeys(proposals_now, table.phase))
         update_world["placed_by"] = placed_by
+        # every mount's proposals: a seat acting in two mounts keeps both
+        by_mount = dict(placed.get("by_mount") or {})
+        by_mount[table.phase] = dict(proposals_now)
+        update_world["by_mount"] = by_mount
     # a seat that proposes again is judged again: the secretary's state of its earlier proposal
     # goes (written only when there is one, so a game mounting `order` once is unchanged)
-    for key in ("attempts", "status", "trail", "notes"):
-        earlier = placed.get(key) or {}
-        if any(a in earlier for a in proposals_now):
-            update_world[key] = {a: v for a, v in earlier.items() if a not in proposals_now}
-    return {"events": events, "world": update_world, "pending": {CLEAR: True}}
+    if any(a in (placed.get("attempts") or {}) for a in proposals_now):
+        update_world["attempts"] = _without(placed.get("attempts"), proposals_now)
+    if any(a in (placed.get("status") or {}) for a in proposals_now):
+        update_world["status"] = _without(placed.get("status"), proposals_now)
+    if any(a in (placed.get("trail") or {}) for a in proposals_now):
+        update_world["trail"] = _without(placed.get("trail"), proposals_now)
+    if any(a in (placed.get("notes") or {}) for a in proposals_now):
+        update_world["notes"] = _without(placed.get("notes"), proposals_now)
+    world: dict[str, Any] = {**update_world, **_part_update(table, orders, proposals_now)}
+    return {"events": events, "world": world, "pending": {CLEAR: True}}
+
+
+V = TypeVar("V")
+
+
+def _without(per_seat: dict[str, V] | None, seats: dict[str, Any]) -> dict[str, V]:
+    return {a: v for a, v in (per_seat or {}).items() if a not in seats}
+
+
+def _part_update(table: Table, orders: Orders, proposals: dict[str, Any]) -> dict[str, Any]:
+    """What the mount's `Orders.update` writes to `world`, refused under a round record name."""
+    update = dict(orders.update(table, proposals) or {})
+    taken = sorted(set(update) & set(ROUND_KEYS))
+    if taken:
+        raise ValueError(
+            f"{type(orders).__name__}.update (mount {table.phase!r}) writes {taken}: the round "
+            "record's names (wargraph.kernel.record.RoundRecord); name the world's own keys"
+        )
+    return update

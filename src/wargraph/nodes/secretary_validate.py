@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from wargraph.kernel.question import Check
+from wargraph.kernel.record import RoundRecord, round_record
 from wargraph.kernel.state import CLEAR, GameState
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
@@ -27,7 +28,7 @@ def _seats(scenario: Any, world: Any) -> list[str]:
 @asks(_seats)
 def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
     sec = table.world.secretary
-    w = dict(table.state.get("world") or {})
+    w = round_record(table.state.get("world"))
     proposals = dict(w.get("proposals") or {})
     if not proposals:
         return {}
@@ -86,13 +87,20 @@ def secretary_validate(state: GameState, table: Table) -> dict[str, Any]:
             proposals[a], notes[a] = sec.give_up(table, a, proposals[a], check)
             status[a] = sec.give_up_status
 
-    update_world = {
+    update_world: RoundRecord = {
         "proposals": proposals,
         "attempts": attempts,
         "status": status,
         "trail": trail,
         "notes": notes,
     }
+    if "by_mount" in w:  # each mount's proposals as the secretary leaves them
+        placed_by = w.get("placed_by") or {}
+        by_mount = {m: dict(p) for m, p in w["by_mount"].items()}
+        for a, p in proposals.items():
+            if a in by_mount.get(placed_by.get(a, ""), {}):
+                by_mount[placed_by[a]][a] = p
+        update_world["by_mount"] = by_mount
     if out:
         return {"asks": out, "world": update_world, "pending": {marker: earlier}}
     events = [

@@ -22,8 +22,6 @@ from langgraph.types import Command
 import wargraph.runs.rundir as rundir
 import wargraph.runs.trace as trace
 from wargraph.kernel.context import GameContext
-from wargraph.store.lease import Lease, lease
-from wargraph.runs.records import build_record, write_record
 from wargraph.kernel.scenario import (
     Scenario,
     ScenarioError,
@@ -31,7 +29,10 @@ from wargraph.kernel.scenario import (
     resolve_path,
     validate_data,
 )
+from wargraph.runs.records import build_record, write_record
+from wargraph.seats.script import check_script
 from wargraph.store.errors import StoreError, describe, is_url
+from wargraph.store.lease import Lease, lease
 from wargraph.store.saver import Saver, open_saver
 
 if TYPE_CHECKING:  # the game machinery loads with the first game's family
@@ -193,6 +194,9 @@ def play(
     sc.check_seats("--human", ctx.humans)
     sc.check_seats("--role-model", ctx.role_models)
     sc.check_seats("--role-profile", ctx.role_profiles)
+    sc.check_seats("--script", ctx.scripts)
+    for role, script in ctx.scripts.items():
+        check_script(script, f"--script {role}")
     check_profiles(ctx)
     thread_id = thread_id or uuid.uuid4().hex[:12]
     if out_dir is not None:

@@ -19,6 +19,7 @@ from wargraph.runs.trace import record_call, served_path
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.deciders import INTERRUPT_VERSION, decider_for, parse_answer, user_prompt
 from wargraph.seats.schemas import flat_json_schema, schema_for
+from wargraph.seats.script import script_decision
 
 
 def upsert_memory(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
@@ -44,6 +45,7 @@ class AgentState(TypedDict, total=False):
     asks: Annotated[list[Ask], _latest]
     answers: Annotated[dict[str, Decision], _latest]
     memory: Annotated[list[dict[str, Any]], upsert_memory]
+    script_used: Annotated[dict[str, int], _latest]  # a scripted seat's answers given so far
 
 
 class ReviewAnswer(BaseModel):
@@ -103,14 +105,20 @@ def decide(state: AgentState) -> dict[str, Any]:
     Calls are traced into this run's trace: a question asked before the game was resumed into
     another folder, or copied to another thread (`wargraph.store.copying`), names the trace of then."""
     answers: dict[str, Decision] = {}
+    used = dict(state.get("script_used") or {})
     # a served game names no file (requests may not): the server's folder keeps one per thread
     trace_path = context_of(get_runtime(GameContext)).trace_path or served_path(current_thread_id())
     for ask in state.get("asks", []):
         memory = seat_notes(state.get("memory", []), ask)
         seat: Seat = {**ask.get("seat", {}), "trace_path": trace_path}
         schema = schema_for(ask)
-        decider = decider_for(seat)
-        answers[ask["id"]] = decider.decide(ask, schema, memory=memory)
+        note = ""
+        if "script" in seat:
+            scripted, note = script_decision(ask, schema, used)
+            if scripted is not None:
+                answers[ask["id"]] = scripted
+        if ask["id"] not in answers:
+            answers[ask["id"]] = decider_for(seat).decide(ask, schema, memory=memory)
         if seat.get("kind") in ("scripted", "human") or seat.get("model") == "scripted":
             # No model call to trace, but the prompt is still recorded (asymmetry tests read it);
             # after the answer, since a person's seat re-runs this node on every resume.
@@ -122,7 +130,14 @@ def decide(state: AgentState) -> dict[str, Any]:
                     "task": ask["task"],
                     "ask_id": ask["id"],
                     "round": ask["round"],
-                    "event": seat.get("kind", "scripted"),
+                    "event": (
+                        "script-ended"
+                        if note
+                        else "script"
+                        if "script" in seat
+                        else seat.get("kind", "scripted")
+                    ),
+                    **({"note": note} if note else {}),
                     "messages": [
                         {"role": "system", "content": ask["system"]},
                         {
@@ -132,6 +147,8 @@ def decide(state: AgentState) -> dict[str, Any]:
                     ],
                 },
             )
+    if any("script" in ask.get("seat", {}) for ask in state.get("asks", [])):
+        return {"answers": answers, "script_used": used}
     return {"answers": answers}
 
 

@@ -3,14 +3,52 @@ in any order and under any node name (`{talks: negotiate}` mounts `negotiate` as
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from wargraph.kernel.graphkit import GameGraph, Phase, build_game, default_graphs
-from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
-from wargraph.kernel.world import NARRATIVE
+from wargraph.kernel.parts import Orders
+from wargraph.kernel.scenario import FlowMount, Scenario, ScenarioError, load_scenario
+from wargraph.kernel.world import NARRATIVE, World
 from wargraph.nodes.library import LIBRARY
 
+if TYPE_CHECKING:
+    from wargraph.kernel.table import Table
+
 DEFAULT_SCENARIO = "summit"
+
+
+@dataclass(frozen=True)
+class FlowOrders(Orders):
+    """The narrative `Orders` of a flow's `order` mount, asking `seats` (when named) in order."""
+
+    seats: tuple[str, ...] = ()
+
+    def actors(self, table: Table) -> list[str]:
+        return list(self.seats) if self.seats else super().actors(table)
+
+
+def _entries(scenario: Scenario) -> list[tuple[str, FlowMount]]:
+    assert scenario.flow is not None
+    out = []
+    for entry in scenario.flow.phases:
+        name, mount = (entry, entry) if isinstance(entry, str) else next(iter(entry.items()))
+        out.append((name, FlowMount(phase=mount) if isinstance(mount, str) else mount))
+    return out
+
+
+def world_of(scenario: Scenario) -> World:
+    """The narrative world, with one `Orders` per `order` mount when a mount has options."""
+    mounts = [(n, m) for n, m in _entries(scenario) if m.phase == "order"]
+    if not any(m.sequential or m.seats for _, m in mounts):
+        return NARRATIVE
+    for name, m in mounts:
+        unknown = sorted(set(m.seats or []) - set(scenario.players))
+        if unknown:
+            raise ScenarioError(f"flow.phases: {name}: seats {unknown} are not players")
+    orders = {n: FlowOrders(sequential=m.sequential, seats=tuple(m.seats or ())) for n, m in mounts}
+    return dataclasses.replace(NARRATIVE, name="flow", orders=orders)
 
 
 def mounted(scenario: Scenario) -> dict[str, Phase]:
@@ -18,8 +56,12 @@ def mounted(scenario: Scenario) -> dict[str, Phase]:
     if scenario.flow is None:
         raise ScenarioError("flow: this scenario declares no flow (phases, rounds)")
     spine: dict[str, Phase] = {}
-    for entry in scenario.flow.phases:
-        name, kind = (entry, entry) if isinstance(entry, str) else next(iter(entry.items()))
+    for name, mount in _entries(scenario):
+        kind = mount.phase
+        if kind != "order" and (mount.sequential or mount.seats):
+            raise ScenarioError(
+                f"flow.phases: {name}: sequential and seats are options of order, not {kind}"
+            )
         if kind not in LIBRARY:
             raise ScenarioError(
                 f"flow.phases: unknown phase(s) [{kind!r}] (known: {sorted(LIBRARY)})"
@@ -34,7 +76,7 @@ def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameG
     sc = load_scenario(scenario)
     spine = mounted(sc)
     end = {} if "analyze" in spine else {"analyze": LIBRARY["analyze"]}
-    return build_game(spine, roster=list(sc.roles), world=NARRATIVE, scenario=sc, end=end)
+    return build_game(spine, roster=list(sc.roles), world=world_of(sc), scenario=sc, end=end)
 
 
 # `builder` (for tests) and `graph` (for the server) are built on first use, not at import

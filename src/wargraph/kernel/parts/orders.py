@@ -23,6 +23,11 @@ class Orders:
     Plans go to the actor and the control only, unless the scenario makes them public."""
 
     task: str = "plan"  # the default task of an order question (enters ask ids)
+    sequential: bool = False
+    """Seats answer one at a time in the order of `actors` (then team members, team by team):
+    each answer's `events` are recorded before the next seat is asked, so the next seat's view
+    (and `table.events` in `question`) shows the answers before it, as far as their audiences
+    allow. False: every actor answers at once, on the same view."""
 
     def actors(self, table: Table) -> list[str]:
         """Who acts at this mount (default: the cast's actors of `order`)."""
@@ -67,6 +72,13 @@ class Orders:
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
         """The proposal an answer makes (kept in `world["proposals"]`, JSON-able)."""
         return value.get("plan", "")
+
+    def update(self, table: Table, proposals: dict[str, Any]) -> dict[str, Any]:
+        """What the mount writes to `world` once its orders are in, beside the round record
+        (`proposals`: this mount's, by seat; default nothing). Keys are the world's own (a
+        round record name, `wargraph.kernel.record.ROUND_KEYS`, is refused); a shallow merge,
+        kept across rounds until a phase writes the key again."""
+        return {}
 
     def events(
         self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wargraph.kernel.question import Check, Question
+from wargraph.kernel.record import round_record
 from wargraph.kernel.state import Event
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Secretary:
         """The proposal after a revision answer (default: the answer replaces it), read by the
         Orders of the `order` mount that placed the proposal (`world["placed_by"]`, written
         when `order` is mounted more than once), else of this mount's name."""
-        placed_by = (table.state.get("world") or {}).get("placed_by") or {}
+        placed_by = round_record(table.state.get("world")).get("placed_by") or {}
         mount = placed_by.get(actor) or table.phase
         return table.world.orders_at(mount).proposal(table, actor, value)
 

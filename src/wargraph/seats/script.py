@@ -1,0 +1,136 @@
+"""A seat's script: its exact answers, for tests (`wargraph play --script SEAT=FILE`, a role's
+`script:` in the scenario, `GameContext(scripts={seat: [...]})`).
+
+A script is a list, one answer per question the seat is asked, in the order it is asked, or a
+mapping by task (`{vote: [yes, no], draft: "..."}`: a list is answered in order, one answer
+is given every time). An answer is an object of the answer schema's fields, or, for a schema of
+one field, the field's value alone. When the script has no answer left for a question the seat
+answers as the seeded scripted decider and its trace line says so (`"event": "script-ended"`).
+An answer the schema refuses stops the game with a `ScriptError` naming the seat, the answer
+and the reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from wargraph.seats.asks import Ask, Decision
+
+Script = list[Any] | dict[str, Any]
+
+
+class ScriptError(ValueError):
+    """A script that cannot be read or whose answer the question's schema refuses."""
+
+
+def _answer_ok(answer: Any) -> bool:
+    return isinstance(answer, dict | str | int | float | bool)
+
+
+def check_script(script: Any, where: str) -> Script:
+    """The script itself when its shape is one a seat can play, else a one-line ScriptError."""
+    if isinstance(script, list):
+        bad = [i for i, a in enumerate(script, 1) if not _answer_ok(a)]
+        if bad:
+            raise ScriptError(
+                f"{where}: answer {bad[0]} is a {type(script[bad[0] - 1]).__name__}; "
+                "expected an object of the answer's fields or one value"
+            )
+        return script
+    if isinstance(script, dict):
+        for task, answers in script.items():
+            for i, a in enumerate(answers if isinstance(answers, list) else [answers], 1):
+                if not _answer_ok(a):
+                    raise ScriptError(
+                        f"{where}: task {task!r} answer {i} is a {type(a).__name__}; "
+                        "expected an object of the answer's fields or one value"
+                    )
+        return script
+    raise ScriptError(
+        f"{where}: a script is a list of answers or a mapping of task to answers, "
+        f"not {type(script).__name__}"
+    )
+
+
+def load_script(path: str | Path, where: str = "") -> Script:
+    """A script from a YAML or JSON file (a list of answers or a mapping by task)."""
+    where = where or str(path)
+    p = Path(path)
+    if not p.is_file():
+        raise ScriptError(f"{where}: no script file {str(p)!r}")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except (ValueError, Exception) as err:  # yaml.YAMLError, json.JSONDecodeError
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ScriptError(f"{where}: {p.name} is not valid YAML/JSON ({first})") from None
+    return check_script(data, where)
+
+
+def next_answer(script: Script, task: str, used: dict[str, int]) -> tuple[str, Any] | None:
+    """The script's next answer for a question of `task`, and the counter it advances (`used`,
+    how many answers of each counter were given: "" for a list, the task for a mapping);
+    None when the script has none left."""
+    if isinstance(script, list):
+        key, answers = "", script
+    elif task in script:
+        key, given = task, script[task]
+        if not isinstance(given, list):
+            return key, given  # one answer, given every time
+        answers = given
+    else:
+        return None
+    n = used.get(key, 0)
+    return (key, answers[n]) if n < len(answers) else None
+
+
+def as_value(answer: Any, schema: type[BaseModel]) -> dict[str, Any]:
+    """A script's answer as a value of `schema`: an object of its fields, or one value for a
+    schema of one field. Raises ValueError with the reason."""
+    from wargraph.seats.deciders import validate_value
+
+    if not isinstance(answer, dict):
+        fields = list(schema.model_fields)
+        if len(fields) != 1:
+            raise ValueError(
+                f"{answer!r} is one value but the answer has the fields {', '.join(fields)}"
+            )
+        answer = {fields[0]: answer}
+    return validate_value(answer, schema).model_dump()
+
+
+def script_decision(
+    ask: Ask, schema: type[BaseModel], used: dict[str, int]
+) -> tuple[Decision | None, str]:
+    """The seat's scripted answer to `ask` (source "script"), advancing `used`; None and a note
+    for the trace when the script has run out (the caller answers as the seeded decider)."""
+    script = ask.get("seat", {}).get("script")
+    assert script is not None
+    found = next_answer(script, ask["task"], used)
+    if found is None:
+        given = sum(used.values())
+        return None, (
+            f"the script of {ask['role']} has no answer for {ask['task']} ({ask['id']}) "
+            f"after {given} scripted answer{'s' if given != 1 else ''}: "
+            "a seeded scripted answer"
+        )
+    key, answer = found
+    try:
+        value = as_value(answer, schema)
+    except ValueError as err:
+        n = used.get(key, 0) + 1
+        which = f"answer {n}" if key == "" else f"task {key!r} answer {n}"
+        raise ScriptError(
+            f"script of {ask['role']}, {which} (round {ask['round']}, {ask['task']}): {err}"
+        ) from None
+    used[key] = used.get(key, 0) + 1
+    return {"value": value, "source": "script"}, ""
