@@ -69,8 +69,9 @@ def test_diplomacy_map_seat_columns_and_keys(browser, diplomacy, tmp_path):
     expect(page.locator("#idle-seats")).to_have_text("Nothing in this phase for: secretary")
     # it opens on the first round (the setup is one step back)
     expect(page.locator(".phase-head h2")).to_have_text("Round 1 · S1901M · negotiate")
-    expect(page.locator(".replay-cmd")).to_have_text(
-        f"wargraph replay --db wargraph.sqlite --thread {json.loads((diplomacy.parent / 'record.json').read_text())['thread_id']} --phase S1901M --runs 3"
+    played = json.loads((diplomacy.parent / "record.json").read_text())
+    expect(page.locator(".replay-cmd")).to_have_text(  # the store the game was played in
+        f"wargraph replay --db {played['db']} --thread {played['thread_id']} --phase S1901M --runs 3"
     )
     page_map = page.locator("img.map")
     expect(page_map).to_be_visible()

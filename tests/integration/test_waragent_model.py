@@ -4,7 +4,6 @@ holds, the secretary loop runs, and every action that reaches the board is valid
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -18,7 +17,6 @@ pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def test_one_wwi_round_on_the_embedded_model(tmp_path):
-    start = time.perf_counter()
     result = play(
         "wwi",
         # One revision keeps the round short; "own" profiles keep the prompts near 1,000 tokens.
@@ -27,8 +25,8 @@ def test_one_wwi_round_on_the_embedded_model(tmp_path):
         db=None,
         out_dir=tmp_path / "out",
     )
-    elapsed = time.perf_counter() - start
-    assert elapsed < 150, f"one round took {elapsed:.0f} s"
+    # (how long a round takes is measured in benchmarks/local_model.py, not asserted here: a
+    # test that times itself fails on a loaded machine, as it did under two test workers)
     assert result.finished and not result.values.get("error")
 
     countries = list(load_scenario("wwi").players)
@@ -57,4 +55,4 @@ def test_one_wwi_round_on_the_embedded_model(tmp_path):
     for actor, actions in world.history[1].actions.items():
         reasons = validate(actor, actions, opening, world.countries)
         assert not any(reasons.action_reasons), (actor, reasons.text(actions))
-    print(f"\none wwi round on the embedded model: {elapsed:.0f} s, {len(calls)} calls")
+    print(f"\none wwi round on the embedded model: {len(calls)} calls")

@@ -46,9 +46,16 @@ def built(tmp_path_factory) -> tuple[Path, str]:
     # from a copy of the sources: an in-tree build reuses ./build, where files of earlier builds
     # (or of modules since removed) would slip into the wheel
     src = out / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "runs", "__pycache__", "*.sqlite*",
-        ".langgraph_api", ".wargraph-server", "node_modules"))  # fmt: skip
+    every_level = shutil.ignore_patterns(
+        ".git", ".venv", "*.egg-info", "__pycache__", "*.sqlite*", ".langgraph_api",
+        ".wargraph-server", "node_modules")  # fmt: skip
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        # games' output folders at the top only: src/wargraph/runs is a package
+        top = {"build", "dist", "runs", "site"} if Path(folder) == ROOT else set()
+        return set(every_level(folder, names)) | (top & set(names))
+
+    shutil.copytree(ROOT, src, ignore=ignore)
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w",
          str(out), str(src)],

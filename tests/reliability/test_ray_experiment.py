@@ -86,10 +86,14 @@ def experiment_file(tmp_path: Path, *, rounds: int = 2, runs: int = 4) -> Path:
 
 
 def records(out: Path) -> dict[str, dict]:
-    return {
+    """Each game's record, less the store it names (`db`: Ray's runs use PostgreSQL)."""
+    found = {
         str(p.parent.relative_to(out)): json.loads(p.read_text(encoding="utf-8"))
         for p in sorted(out.glob("games/*/*/record.json"))
     }
+    for record in found.values():
+        record.pop("db", None)
+    return found
 
 
 def serial_run(path: Path, out: Path) -> tuple[dict[str, dict], Counter]:

@@ -29,9 +29,11 @@ async def first(db: str) -> None:
 
 
 @pytest.mark.slow  # half a minute or more on 2 shared cores
-def test_mypy_checks_what_callers_do_with_a_store_saver(tmp_path):
+def test_mypy_checks_what_callers_do_with_a_store_saver(tmp_path, monkeypatch):
     caller = tmp_path / "caller.py"
     caller.write_text(CALLER)
+    monkeypatch.chdir(ROOT)  # the project's mypy settings, whatever directory the run started in
+    monkeypatch.setenv("MYPYPATH", str(ROOT / "src"))  # wargraph found as source, never as Any
     out, err, status = api.run(
         [
             "--follow-imports=silent",
