@@ -154,3 +154,12 @@ def _world_of(module):
 def _parent(g, snap, cfg):
     parent = snap.parent_config
     return g.get_state(parent).values if parent else snap.values
+
+
+@pytest.mark.parametrize("family", ["blotto", "diplomacy", "tabletop", "waragent"])
+def test_a_family_graph_refuses_another_familys_scenario(family):
+    from wargraph.kernel.families import graph_module
+    from wargraph.kernel.scenario import ScenarioError
+
+    with pytest.raises(ScenarioError, match=f"the {family} graph needs family '{family}'"):
+        graph_module(family).build("azuristan_crimsonia")

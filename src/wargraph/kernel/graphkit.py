@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from langgraph.channels import EphemeralValue
 from langgraph.graph import END, START, StateGraph
@@ -26,6 +26,7 @@ from wargraph.prompts import family_prompts
 from wargraph.seats.agents import agent_node_name, make_agent_node
 from wargraph.seats.asks import Ask
 
+S = TypeVar("S", bound=Scenario)
 Phase = Callable[[GameState, Table], dict[str, Any]]
 # A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).
 GameGraph = StateGraph[Any, GameContext, Any, Any]
@@ -283,6 +284,17 @@ def build_game(
         else:
             g.add_conditional_edges(node, checked(route_back, node, back), {n: n for n in back})
     return g
+
+
+def family_scenario(scenario: Any, cls: type[S], family: str) -> S:
+    """The scenario a family's `build` was given (a name, a mapping or a Scenario), loaded and
+    checked to be of that family's scenario class: another family's is a ScenarioError."""
+    sc = load_scenario(scenario)
+    if not isinstance(sc, cls):
+        raise ScenarioError(
+            f"family: the {family} graph needs family '{family}' (got {sc.family!r})"
+        )
+    return sc
 
 
 def default_graphs(module: str, build: Callable[[], GameGraph]) -> Callable[[str], Any]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from wargraph.games.blotto.world import BLOTTO, BlottoScenario
-from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
-from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs, family_scenario
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 
@@ -20,9 +19,7 @@ DEFAULT_SCENARIO = "blotto"
 
 
 def build(scenario: BlottoScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
-    sc = load_scenario(scenario)
-    if not isinstance(sc, BlottoScenario):
-        raise ScenarioError(f"family: the blotto graph needs family 'blotto' (got {sc.family!r})")
+    sc = family_scenario(scenario, BlottoScenario, "blotto")
     return build_game(
         dict(CARD_PHASES),
         roster=list(sc.roles),

@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from wargraph.games.diplomacy.world import DIPLOMACY, DiplomacyScenario
-from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
-from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs, family_scenario
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
 
@@ -26,11 +25,7 @@ DEFAULT_SCENARIO = "diplomacy"
 
 
 def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
-    sc = load_scenario(scenario)
-    if not isinstance(sc, DiplomacyScenario):
-        raise ScenarioError(
-            f"family: the diplomacy graph needs family 'diplomacy' (got {sc.family!r})"
-        )
+    sc = family_scenario(scenario, DiplomacyScenario, "diplomacy")
     return build_game(
         dict(CARD_PHASES),
         roster=list(sc.roles),

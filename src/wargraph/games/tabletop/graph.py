@@ -22,8 +22,7 @@ from wargraph.games.tabletop.world import (  # noqa: F401  (the family's public 
     outcome_of,
     roll_die,
 )
-from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
-from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs, family_scenario
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.inject import inject
@@ -33,11 +32,7 @@ DEFAULT_SCENARIO = "haiwire"
 
 
 def build(scenario: TabletopScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
-    sc = load_scenario(scenario)
-    if not isinstance(sc, TabletopScenario):
-        raise ScenarioError(
-            f"family: the tabletop graph needs family 'tabletop' (got {sc.family!r})"
-        )
+    sc = family_scenario(scenario, TabletopScenario, "tabletop")
     return build_game(
         {"inject": inject, "respond": order, "adjudicate": adjudicate},
         roster=list(sc.roles),

@@ -18,8 +18,7 @@ from wargraph.games.waragent.game import (  # noqa: F401  (the family's public n
     SecretaryVerdict,
     WarAgentScenario,
 )
-from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
-from wargraph.kernel.scenario import ScenarioError, load_scenario
+from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs, family_scenario
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.order import order
 from wargraph.nodes.secretary_validate import secretary_validate
@@ -28,11 +27,7 @@ DEFAULT_SCENARIO = "wwi"
 
 
 def build(scenario: WarAgentScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
-    sc = load_scenario(scenario)
-    if not isinstance(sc, WarAgentScenario):
-        raise ScenarioError(
-            f"family: the waragent graph needs family 'waragent' (got {sc.family!r})"
-        )
+    sc = family_scenario(scenario, WarAgentScenario, "waragent")
     return build_game(
         {"order": order, "secretary_validate": secretary_validate, "adjudicate": adjudicate},
         roster=list(sc.roles),
