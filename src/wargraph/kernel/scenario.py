@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+import wargraph.kernel.families as families
+from wargraph.kernel.script_shape import check_script
 from wargraph.runs.userfiles import UserFileError, read_regular
 
 Kind = Literal["ai", "human", "scripted"]
@@ -94,8 +96,6 @@ class Role(BaseModel):
     @field_validator("script")
     @classmethod
     def _playable_script(cls, value: Any) -> Any:
-        from wargraph.seats.script import check_script
-
         return None if value is None else check_script(value, "script")
 
     @property
@@ -308,8 +308,6 @@ class Scenario(BaseModel):
 
 def scenario_class(family: str) -> type[Scenario]:
     """The scenario class of a family, from the registry (`src/wargraph/kernel/families.py`)."""
-    import wargraph.kernel.families as families
-
     try:
         return families.scenario_class(family)
     except families.FamilyError as err:
@@ -318,8 +316,6 @@ def scenario_class(family: str) -> type[Scenario]:
 
 def shipped_scenarios() -> dict[str, Path]:
     """Scenario files shipped by every registered family (plug-ins included), by name."""
-    import wargraph.kernel.families as families
-
     return families.shipped_scenarios()
 
 
@@ -330,8 +326,6 @@ def _looks_like_path(name_or_path: str) -> bool:
 def resolve_path(name_or_path: str) -> Path:
     """A path (it holds a `/` or ends in .yaml/.yml) is that file; a bare name is the shipped
     scenario of that name, else a file of that name in the working folder."""
-    import wargraph.kernel.families as families
-
     path = Path(name_or_path)
     found = None if _looks_like_path(name_or_path) else families.find_shipped(name_or_path)
     if found is not None:
@@ -355,8 +349,6 @@ class ScenarioNote(UserWarning):
 
 def shadow_note(name_or_path: str) -> str | None:
     """When a bare shipped name also names a local file or folder, say which one is used."""
-    import wargraph.kernel.families as families
-
     if _looks_like_path(name_or_path) or families.find_shipped(name_or_path) is None:
         return None
     local = (name_or_path, f"{name_or_path}.yaml", f"{name_or_path}.yml")
