@@ -1,19 +1,12 @@
 """Colonel Blotto: sides split a budget of forces across named fronts; each front goes to the
-side with the most force there (a tie splits it), and the side with the most fronts won scores
-most. A world written only against the public API (`wargraph`, `wargraph.worlds`): the guide
-`docs/new-game.md` walks through it.
-
-Rules the phases consult:
-- negotiate / summarize: the defaults (messages between sides, a private diary);
-- order: each side answers one whole number per front (a flat schema the small model's grammar
-  can hold);
-- secretary_validate: an allocation with a negative, missing or non-whole number, an unknown
-  front, or more force than the budget is refused with its reasons and asked again, at most
-  `blotto.revisions` times; then the documented give-up: bad entries count as 0 and the rest is
-  scaled down proportionally to the budget (largest remainders, ties in front order);
-- adjudicate: code scores every front; the control narrates the round from that result;
-- analyze: the final score, then the scenario's questions.
-"""
+side with the most force there (a tie splits its points). Each round: talks and a private diary
+(the defaults); each side answers one whole number per front (a flat schema the small model's
+grammar can hold); the secretary refuses a negative, missing or non-whole number, an unknown
+front or more force than the budget with its reasons and asks again, at most `blotto.revisions`
+times, then gives up: bad entries count as 0 and the rest is scaled down proportionally to the
+budget (largest remainders, ties in front order); code scores the fronts and the control
+narrates that result. After the last round: the final score, then the scenario's questions.
+Written only against the public API; `docs/new-game.md` walks through it."""
 
 from __future__ import annotations
 
@@ -34,8 +27,9 @@ from wargraph.worlds import (
     ScoreCast,
     Terms,
     allocation_schema,
+    contest,
     played,
-    render_allocation,
+    render_contest,
     score_measures,
 )
 from wargraph.worlds import check_allocation as _check
@@ -47,14 +41,11 @@ register_schema(SCHEMA, allocation_schema)
 class BlottoConfig(Section):
     """The fronts, what each is worth, the budget and the secretary's patience."""
 
+    # front -> points for taking it (a list of names: one point each)
     fronts: Annotated[dict[str, float], Keys("front")] = Field(min_length=2, max_length=8)
-    """Front name -> points for taking it (a list of names is read as one point each)."""
-    budget: int = Field(default=10, ge=1, le=1000)
-    """Units each side allocates per round; unspent units are lost."""
-    revisions: int = Field(default=1, ge=0, le=5)
-    """How many times the secretary asks a side to fix a refused allocation before scaling it."""
-    exchanges: int = Field(default=1, ge=0, le=5)
-    """Negotiation exchanges per round (0: no talks)."""
+    budget: int = Field(default=10, ge=1, le=1000)  # units a side allocates a round (unspent: lost)
+    revisions: int = Field(default=1, ge=0, le=5)  # the secretary's asks before it scales down
+    exchanges: int = Field(default=1, ge=0, le=5)  # negotiation exchanges a round (0: no talks)
 
 
 class BlottoScenario(Scenario):
@@ -74,19 +65,8 @@ def check_allocation(
     return _check(allocation, fronts, budget, noun="front")
 
 
-def score_fronts(
-    allocations: dict[str, Allocation], fronts: dict[str, float]
-) -> tuple[dict[str, list[str]], dict[str, float]]:
-    """Who takes each front (the most force; several when tied) and each side's points."""
-    winners: dict[str, list[str]] = {}
-    points = {side: 0.0 for side in allocations}
-    for front, value in fronts.items():
-        force = {side: a.get(front, 0) for side, a in allocations.items()}
-        best = max(force.values())
-        winners[front] = [side for side, f in force.items() if f == best]
-        for side in winners[front]:
-            points[side] += value / len(winners[front])
-    return winners, {s: round(p, 6) for s, p in points.items()}
+# the rule that scores a round: each front to the most force there, a tie shares its points
+score_fronts = contest
 
 
 def terms(table: Table) -> Terms:
@@ -94,8 +74,9 @@ def terms(table: Table) -> Terms:
     the fronts with their points, the rules and the bots get the points."""
     cfg = BlottoConfig.of(table)
     shown = ", ".join(f"{f} ({p:g} point(s))" for f, p in cfg.fronts.items())
+    facts = {"fronts": dict(cfg.fronts)}
     return Terms(
-        list(cfg.fronts), cfg.budget, cfg.revisions, {"fronts": shown}, {"fronts": dict(cfg.fronts)}
+        list(cfg.fronts), cfg.budget, cfg.revisions, {"fronts": shown}, facts, SCHEMA, "front"
     )
 
 
@@ -110,21 +91,13 @@ class Fronts(Outcome):
     def outcome(self, table: Table, proposals: dict[str, Any]) -> Result:
         allocations = played(table, proposals, terms)
         winners, points = score_fronts(allocations, BlottoConfig.of(table).fronts)
-        lines = [f"{side}: {render_allocation(a)}" for side, a in allocations.items()]
-        for front, won in winners.items():
-            lines.append(
-                f"{front}: " + (won[0] if len(won) == 1 else "tied by " + " and ".join(won))
-            )
-        told = [
+        told = "; ".join(
             f"{' and '.join(w)} {'share' if len(w) > 1 else 'takes'} {f}"
             for f, w in winners.items()
-        ]
-        return Result(
-            "\n".join(lines),
-            {"allocations": allocations, "winners": winners},
-            "The fronts are decided: " + "; ".join(told) + ".",
-            points,
         )
+        data = {"allocations": allocations, "winners": winners}
+        fallback = f"The fronts are decided: {told}."
+        return Result(render_contest(allocations, winners), data, fallback, points)
 
 
 # Fronts, a budget, a secretary that counts, and code that scores; the control narrates.
@@ -133,12 +106,8 @@ BLOTTO = World(
     cast=ScoreCast(),
     opening=Rules(template="blotto_rules", terms=terms),
     press=Talks(),
-    orders=Allocate(
-        task="allocate", template="blotto_allocate_question", schema=SCHEMA, terms=terms
-    ),
-    secretary=BudgetCheck(
-        template="blotto_revise_question", schema=SCHEMA, noun="front", terms=terms
-    ),
+    orders=Allocate(task="allocate", template="blotto_allocate_question", terms=terms),
+    secretary=BudgetCheck(template="blotto_revise_question", terms=terms),
     resolution=Fronts(task="narrate", template="blotto_narrate_question"),
     debrief=FinalScore(),
 )

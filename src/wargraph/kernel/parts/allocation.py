@@ -147,18 +147,46 @@ def render_allocation(allocation: Allocation) -> str:
     return ", ".join(f"{k} {u}" for k, u in allocation.items())
 
 
+def contest(
+    allocations: dict[str, Allocation], keys: dict[str, float]
+) -> tuple[dict[str, list[str]], dict[str, float]]:
+    """A contest on every key (Colonel Blotto's): the side with the most units there takes its
+    points, sides that tie share them. Who took each key (several when tied) and each side's
+    points (rounded: thirds stay comparable)."""
+    winners: dict[str, list[str]] = {}
+    points = {side: 0.0 for side in allocations}
+    for key, value in keys.items():
+        force = {side: a.get(key, 0) for side, a in allocations.items()}
+        best = max(force.values())
+        winners[key] = [side for side, f in force.items() if f == best]
+        for side in winners[key]:
+            points[side] += value / len(winners[key])
+    return winners, {s: round(p, 6) for s, p in points.items()}
+
+
+def render_contest(allocations: dict[str, Allocation], winners: dict[str, list[str]]) -> str:
+    """Each side's allocation, then who took each key (`west: north`, `east: tied by a and b`)."""
+    lines = [f"{side}: {render_allocation(a)}" for side, a in allocations.items()]
+    for key, won in winners.items():
+        lines.append(f"{key}: " + (won[0] if len(won) == 1 else "tied by " + " and ".join(won)))
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class Terms:
     """What the seats allocate this round, as the game reads its scenario: the keys, the
     budget, the secretary's patience, the game's own values for its templates (beside `round`,
-    `rounds`, `budget` and `side`), and its public facts (the rules event's data, and what a
-    bot seat reads beside `side`, `budget` and `last`: the last round's allocations)."""
+    `rounds`, `budget` and `side`), its public facts (the rules event's data, and what a bot
+    seat reads beside `side`, `budget` and `last`: the last round's allocations), the answer
+    schema and the game's word for a key."""
 
     keys: list[str]
     budget: int
     revisions: int = 0
     values: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    schema: str = ALLOCATION  # the answer schema's registered name (`allocation_schema`'s)
+    noun: str = "key"  # what the secretary's reasons call a key (front, share ...)
 
     def values_for(self, table: Table, seat: str) -> dict[str, Any]:
         """The values of a template asked of `seat` ("" for everyone)."""
@@ -220,7 +248,7 @@ def allocation_question(
         question=render_prompt(
             template, table.variant(seat), **t.values_for(table, seat), **values
         ),
-        schema=schema,
+        schema=t.schema,
         schema_args={"keys": t.keys, "budget": t.budget},
         fallback=even_split(t.keys, t.budget),
         facts=t.facts_for(table, seat),
@@ -237,12 +265,11 @@ class Allocate(Orders):
     values); the allocation goes to the actor and the control as an event of `kind`."""
 
     template: str = "allocate_question"
-    schema: str = ALLOCATION
     kind: str = "allocation"
     terms: TermsFn = _no_terms
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
-        return allocation_question(table, actor, self.task, self.template, self.terms, self.schema)
+        return allocation_question(table, actor, self.task, self.template, self.terms)
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
         return dict(value)
@@ -269,8 +296,6 @@ class BudgetCheck(Secretary):
 
     give_up_status: str = "scaled"
     template: str = "revise_allocation_question"
-    schema: str = ALLOCATION
-    noun: str = "key"  # what a key is called in the reasons (front, share ...)
     terms: TermsFn = _no_terms
 
     def max_revisions(self, table: Table) -> int:
@@ -278,7 +303,7 @@ class BudgetCheck(Secretary):
 
     def check(self, table: Table, actor: str, proposal: Any) -> Check:
         t = self.terms(table)
-        scaled, reasons = check_allocation(proposal, t.keys, t.budget, noun=self.noun)
+        scaled, reasons = check_allocation(proposal, t.keys, t.budget, noun=t.noun)
         return Check(accepted=proposal if not reasons else scaled, reasons=reasons)
 
     def revise_question(
@@ -291,7 +316,6 @@ class BudgetCheck(Secretary):
             "revise",
             self.template,
             self.terms,
-            self.schema,
             proposal=quote(shown),
             reasons=quote("\n".join(f"- {r}" for r in check.reasons)),
             attempt=attempt,
