@@ -17,7 +17,9 @@ from wargraph.worlds import spread
 
 
 def _facts(ask: dict[str, Any]) -> dict[str, Any] | None:
-    return ask.get("facts") or None if ask.get("schema") == "blotto_allocation" else None
+    """The facts of a Blotto allocation ask (the fronts with their points), else None."""
+    facts = ask.get("facts") or {}
+    return facts if "fronts" in facts and "budget" in facts else None
 
 
 def fixed_split(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:

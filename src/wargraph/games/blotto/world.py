@@ -14,8 +14,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from wargraph import Press, Scenario, Section, Table, World, register_schema
+from wargraph import Press, Scenario, Section, Table, World
 from wargraph.worlds import (
+    ALLOCATION,
     Allocate,
     Allocation,
     BudgetCheck,
@@ -26,7 +27,6 @@ from wargraph.worlds import (
     Rules,
     ScoreCast,
     Terms,
-    allocation_schema,
     contest,
     played,
     render_contest,
@@ -34,8 +34,7 @@ from wargraph.worlds import (
 )
 from wargraph.worlds import check_allocation as _check
 
-SCHEMA = "blotto_allocation"
-register_schema(SCHEMA, allocation_schema)
+SCHEMA = ALLOCATION  # the built-in schema: one whole number per front
 
 
 class BlottoConfig(Section):
@@ -76,7 +75,7 @@ def terms(table: Table) -> Terms:
     shown = ", ".join(f"{f} ({p:g} point(s))" for f, p in cfg.fronts.items())
     facts = {"fronts": dict(cfg.fronts)}
     return Terms(
-        list(cfg.fronts), cfg.budget, cfg.revisions, {"fronts": shown}, facts, SCHEMA, "front"
+        list(cfg.fronts), cfg.budget, cfg.revisions, {"fronts": shown}, facts, noun="front"
     )
 
 
