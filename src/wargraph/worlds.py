@@ -13,6 +13,7 @@ from wargraph.kernel.parts import (
     Press,
     Resolution,
     Secretary,
+    in_turn,
 )
 from wargraph.kernel.parts.allocation import (
     ALLOCATION,
@@ -20,6 +21,7 @@ from wargraph.kernel.parts.allocation import (
     Allocation,
     BudgetCheck,
     Keys,
+    Replies,
     Terms,
     allocation_question,
     allocation_schema,
@@ -85,6 +87,7 @@ __all__ = [
     "Outcome",
     "Press",
     "Question",
+    "Replies",
     "Resolution",
     "Result",
     "Rules",
@@ -98,6 +101,7 @@ __all__ = [
     "check_allocation",
     "contest",
     "even_split",
+    "in_turn",
     "last_allocations",
     "leaders",
     "played",

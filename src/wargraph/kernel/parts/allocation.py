@@ -16,9 +16,10 @@ from pydantic import BaseModel, Field, GetCoreSchemaHandler, create_model
 from pydantic.config import JsonDict
 from pydantic_core import CoreSchema, core_schema
 
-from wargraph.kernel.parts.orders import Orders
+from wargraph.kernel.parts.orders import Orders, in_turn
 from wargraph.kernel.parts.secretary import Secretary
 from wargraph.kernel.question import Check, Question
+from wargraph.kernel.record import round_record
 from wargraph.kernel.state import Event
 from wargraph.kernel.views import quote
 from wargraph.prompts import render_prompt
@@ -186,7 +187,8 @@ class Terms:
     values: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
     schema: str = ALLOCATION  # the answer schema's registered name (`allocation_schema`'s)
-    noun: str = "key"  # what the secretary's reasons call a key (front, share ...)
+    noun: str = "key"  # what the secretary's reasons call a key (front, side ...)
+    exact: bool = False  # the whole budget must be allocated (a split), not at most it
 
     def values_for(self, table: Table, seat: str) -> dict[str, Any]:
         """The values of a template asked of `seat` ("" for everyone)."""
@@ -198,6 +200,18 @@ class Terms:
             "side": seat,
             **self.values,
         }
+
+    def question(self, table: Table, seat: str, task: str, text: str) -> Question:
+        """An allocation asked of `seat` in the schema, the even split as the fallback, the
+        facts for a bot."""
+        return Question(
+            task=task,
+            question=text,
+            schema=self.schema,
+            schema_args={"keys": self.keys, "budget": self.budget},
+            fallback=even_split(self.keys, self.budget),
+            facts=self.facts_for(table, seat),
+        )
 
     def facts_for(self, table: Table, seat: str) -> dict[str, Any] | None:
         """What a bot playing `seat` reads on its ask; None for any other seat."""
@@ -232,27 +246,13 @@ def played(table: Table, proposals: dict[str, Any], terms: TermsFn) -> dict[str,
 
 
 def allocation_question(
-    table: Table,
-    seat: str,
-    task: str,
-    template: str,
-    terms: TermsFn,
-    schema: str = ALLOCATION,
-    **values: Any,
+    table: Table, seat: str, task: str, template: str, terms: TermsFn, **values: Any
 ) -> Question:
     """An allocation asked of `seat`: the template rendered with the terms' values (and
-    `values`), the even split as the fallback, the facts for a bot."""
+    `values`); see `Terms.question`."""
     t = terms(table)
-    return Question(
-        task=task,
-        question=render_prompt(
-            template, table.variant(seat), **t.values_for(table, seat), **values
-        ),
-        schema=t.schema,
-        schema_args={"keys": t.keys, "budget": t.budget},
-        fallback=even_split(t.keys, t.budget),
-        facts=t.facts_for(table, seat),
-    )
+    text = render_prompt(template, table.variant(seat), **t.values_for(table, seat), **values)
+    return t.question(table, seat, task, text)
 
 
 def _no_terms(table: Table) -> Terms:
@@ -262,10 +262,12 @@ def _no_terms(table: Table) -> Terms:
 @dataclass(frozen=True)
 class Allocate(Orders):
     """Each actor answers one whole number per key (the `template` rendered with the terms'
-    values); the allocation goes to the actor and the control as an event of `kind`."""
+    values); the allocation goes to the actor and the control (everyone when `public`) as an
+    event of `kind`."""
 
     template: str = "allocate_question"
     kind: str = "allocation"
+    public: bool = False  # True: everyone sees the allocation at once (an offer)
     terms: TermsFn = _no_terms
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
@@ -282,7 +284,7 @@ class Allocate(Orders):
                 kind=self.kind,
                 author=actor,
                 text=f"{self.kind.capitalize()}: {render_allocation(proposal)}",
-                audience=[actor, table.scenario.control.name],
+                audience=None if self.public else [actor, table.scenario.control.name],
                 data={self.kind: proposal, "source": source},
             )
         ]
@@ -301,9 +303,17 @@ class BudgetCheck(Secretary):
     def max_revisions(self, table: Table) -> int:
         return self.terms(table).revisions
 
+    def judges(self, table: Table, actor: str) -> bool:
+        """Whether the actor's proposal is an allocation: placed by an `Allocate` mount (in a
+        world of several mounts, another mount's answers, e.g. replies, pass unchecked)."""
+        mount = (round_record(table.state.get("world")).get("placed_by") or {}).get(actor)
+        return mount is None or isinstance(table.world.orders_at(mount), Allocate)
+
     def check(self, table: Table, actor: str, proposal: Any) -> Check:
+        if not self.judges(table, actor):
+            return Check(accepted=proposal)
         t = self.terms(table)
-        scaled, reasons = check_allocation(proposal, t.keys, t.budget, noun=t.noun)
+        scaled, reasons = check_allocation(proposal, t.keys, t.budget, noun=t.noun, exact=t.exact)
         return Check(accepted=proposal if not reasons else scaled, reasons=reasons)
 
     def revise_question(
@@ -325,3 +335,42 @@ class BudgetCheck(Secretary):
     def give_up(self, table: Table, actor: str, proposal: Any, check: Check) -> tuple[Any, str]:
         why = "; ".join(check.reasons)
         return check.accepted, f"{why}; played as {render_allocation(check.accepted)}"
+
+
+@dataclass(frozen=True)
+class Replies(Orders):
+    """A turn-based round's answers to an offer: every other player accepts or refuses the
+    allocation the seat in turn offered (`in_turn`), each reply a public event of `kind`
+    ("ann accepts"). The question is the `template` rendered with the terms' values, `proposer`,
+    `offer` (rendered) and the seat's `share`; `schema` is a registered schema whose one field
+    is the boolean `accept`."""
+
+    turn: str = "others"
+    template: str = "reply_question"
+    schema: str = ""
+    kind: str = "reply"
+    terms: TermsFn = _no_terms
+
+    def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
+        first, t = in_turn(table), self.terms(table)
+        offer = round_record(table.state.get("world")).get("proposals", {})[first]
+        text = render_prompt(
+            self.template,
+            table.variant(actor),
+            **t.values_for(table, actor),
+            proposer=first,
+            offer=render_allocation(offer),
+            share=offer.get(actor, 0),
+        )
+        return Question(
+            task=self.task, question=text, schema=self.schema, fallback={"accept": False}
+        )
+
+    def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
+        return bool(value.get("accept"))
+
+    def events(
+        self, table: Table, actor: str, proposal: Any, source: str, *, team: str | None = None
+    ) -> list[Event]:
+        text = f"{actor} {'accepts' if proposal else 'refuses'}"
+        return [table.event(kind=self.kind, author=actor, text=text, data={"source": source})]
