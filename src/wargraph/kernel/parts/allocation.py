@@ -7,7 +7,7 @@ that ask for an allocation (`Allocate`) and check it (`BudgetCheck`), configured
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -32,13 +32,14 @@ ALLOCATION = "allocation"  # the built-in schema's name (registered by wargraph.
 
 
 def allocation_schema(args: dict[str, Any]) -> type[BaseModel]:
-    """Flat: one integer field per key (`args["keys"]`; `fronts` in Blotto's older asks). The range 0..budget
-    is a hint in the JSON schema (people and scripted seats read it; llama.cpp's grammar ignores
-    it): the secretary, not the parser, refuses what breaks the rules, so an over-budget or
-    negative answer gets reasons and a revision rather than a parse error."""
+    """Flat: one integer field per key (`args["keys"]`; `fronts` in Blotto's older asks). The
+    range 0..budget is a hint in the JSON schema (people and scripted seats read it; llama.cpp's
+    grammar ignores it): the secretary, not the parser, refuses what breaks the rules, so an
+    over-budget or negative answer gets reasons and a revision rather than a parse error."""
     hint: JsonDict = {"minimum": 0, "maximum": int(args.get("budget", 10))}
     keys = args.get("keys", args.get("fronts", []))
-    return create_model("Allocation", **{k: (int, Field(json_schema_extra=hint)) for k in keys})
+    fields: dict[str, Any] = {k: (int, Field(json_schema_extra=hint)) for k in keys}
+    return create_model("Allocation", **fields)
 
 
 KEY_NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
@@ -121,7 +122,7 @@ def check_allocation(
     return scale_down(kept, budget), reasons
 
 
-def spread(weights: dict[str, float], budget: int) -> Allocation:
+def spread(weights: Mapping[str, float], budget: int) -> Allocation:
     """The budget in whole units in proportion to the weights: floors first, then the units left
     go to the largest remainders (ties in key order), so the total is exactly the budget."""
     total = sum(Fraction(w) for w in weights.values()) or Fraction(1)
@@ -255,6 +256,13 @@ def allocation_question(
     return t.question(table, seat, task, text)
 
 
+def template_of(part: Any) -> str:
+    """A part's `template`, which its family must name (a clear error where it did not)."""
+    if not part.template:
+        raise ValueError(f"{type(part).__name__}: name the template of its question (template=...)")
+    return str(part.template)
+
+
 def _no_terms(table: Table) -> Terms:
     raise NotImplementedError("an allocation part needs the game's `terms`")
 
@@ -265,13 +273,13 @@ class Allocate(Orders):
     values); the allocation goes to the actor and the control (everyone when `public`) as an
     event of `kind`."""
 
-    template: str = "allocate_question"
+    template: str = ""  # the family's template: no default text fits every game
     kind: str = "allocation"
     public: bool = False  # True: everyone sees the allocation at once (an offer)
     terms: TermsFn = _no_terms
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
-        return allocation_question(table, actor, self.task, self.template, self.terms)
+        return allocation_question(table, actor, self.task, template_of(self), self.terms)
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
         return dict(value)
@@ -297,7 +305,7 @@ class BudgetCheck(Secretary):
     most `terms.revisions` times; then scales it down to the budget."""
 
     give_up_status: str = "scaled"
-    template: str = "revise_allocation_question"
+    template: str = ""  # the family's template: no default text fits every game
     terms: TermsFn = _no_terms
 
     def max_revisions(self, table: Table) -> int:
@@ -324,7 +332,7 @@ class BudgetCheck(Secretary):
             table,
             actor,
             "revise",
-            self.template,
+            template_of(self),
             self.terms,
             proposal=quote(shown),
             reasons=quote("\n".join(f"- {r}" for r in check.reasons)),
@@ -346,7 +354,7 @@ class Replies(Orders):
     is the boolean `accept`."""
 
     turn: str = "others"
-    template: str = "reply_question"
+    template: str = ""  # the family's template: no default text fits every game
     schema: str = ""
     kind: str = "reply"
     terms: TermsFn = _no_terms
@@ -355,7 +363,7 @@ class Replies(Orders):
         first, t = in_turn(table), self.terms(table)
         offer = round_record(table.state.get("world")).get("proposals", {})[first]
         text = render_prompt(
-            self.template,
+            template_of(self),
             table.variant(actor),
             **t.values_for(table, actor),
             proposer=first,

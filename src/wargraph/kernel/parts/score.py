@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from wargraph.kernel.parts.allocation import TermsFn
+from wargraph.kernel.parts.allocation import TermsFn, template_of
 from wargraph.kernel.parts.cast import Cast
 from wargraph.kernel.parts.debrief import Debrief
 from wargraph.kernel.parts.opening import Opening
@@ -56,7 +56,7 @@ class Rules(Opening):
     With an allocation game's `terms`, the values are its templates' and the data its public
     facts and budget."""
 
-    template: str = "rules"
+    template: str = ""  # the family's template: no default text fits every game
     scored: bool = True
     terms: TermsFn | None = None
 
@@ -71,7 +71,7 @@ class Rules(Opening):
 
     def open(self, table: Table) -> dict[str, Any]:
         s = table.scenario
-        text = render_prompt(self.template, s.prompt_variant, **self.values(table))
+        text = render_prompt(template_of(self), s.prompt_variant, **self.values(table))
         rules = make_event(
             round=0,
             phase="setup",
@@ -113,7 +113,7 @@ class Outcome(Narration):
     `round`, `rounds`, `timestep` and the quoted `result`); the record gets a public event of
     `kind` (its text ends with the points and the score) and the narration."""
 
-    template: str = "narrate_result_question"
+    template: str = ""  # the family's template: no default text fits every game
     kind: str = "result"
 
     def outcome(self, table: Table, proposals: dict[str, Any]) -> Result:
@@ -129,7 +129,7 @@ class Outcome(Narration):
         s, result = table.scenario, self.outcome(table, proposals)
         variant = table.variant(s.control.name)
         text = render_prompt(
-            self.template,
+            template_of(self),
             variant,
             round=table.round,
             rounds=s.rounds,
