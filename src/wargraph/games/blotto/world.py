@@ -61,6 +61,7 @@ class BlottoScenario(Scenario):
 def check_allocation(
     allocation: Any, fronts: list[str], budget: int
 ) -> tuple[Allocation, list[str]]:
+    """The secretary's reasons in Blotto's words, and what its give-up plays (`BudgetCheck`)."""
     return _check(allocation, fronts, budget, noun="front")
 
 
