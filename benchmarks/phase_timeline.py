@@ -30,7 +30,6 @@ from typing import Any
 from benchmarks.common import console, load_average
 
 LATENCY_S = 0.5
-WAVE_GAP_S = 0.2  # requests that reach the endpoint this far apart belong to different waves
 
 Span = dict[str, Any]  # {"lane", "label", "start", "end", "cpu"}: time.time(), thread CPU
 
@@ -145,14 +144,18 @@ def play_timed(overrides: list[str], year: int) -> dict[str, Any]:
 
 
 def waves_of(requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Requests grouped into waves: a request that arrives more than WAVE_GAP_S after the
-    previous one opens a new wave."""
+    """Requests grouped into waves, the calls a phase waits for in series: a request that
+    reaches the endpoint while one of the current wave is still held there belongs to it; one
+    that arrives after all of them were answered opens the next."""
     waves: list[list[dict[str, Any]]] = []
+    held_until = 0.0
     for r in sorted(requests, key=lambda r: r["arrived"]):
-        if waves and r["arrived"] - waves[-1][-1]["arrived"] <= WAVE_GAP_S:
+        if waves and r["arrived"] < held_until:
             waves[-1].append(r)
+            held_until = max(held_until, r["answered"])
         else:
             waves.append([r])
+            held_until = r["answered"]
     return waves
 
 
