@@ -144,18 +144,20 @@ def play_timed(overrides: list[str], year: int) -> dict[str, Any]:
 
 
 def waves_of(requests: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Requests grouped into waves, the calls a phase waits for in series: a request that
-    reaches the endpoint while one of the current wave is still held there belongs to it; one
-    that arrives after all of them were answered opens the next."""
+    """Requests grouped into waves, the calls a phase waits for in series: each seat's requests
+    in the order they reached the endpoint, a request held there together with the one before
+    (asked at once) in the same wave, one sent after the one before was answered in the next.
+    Wave k holds every seat's k-th call in series, however late a seat started it."""
     waves: list[list[dict[str, Any]]] = []
-    held_until = 0.0
+    seats: dict[str, tuple[int, float]] = {}  # seat: (its current wave, answered by then)
     for r in sorted(requests, key=lambda r: r["arrived"]):
-        if waves and r["arrived"] < held_until:
-            waves[-1].append(r)
-            held_until = max(held_until, r["answered"])
-        else:
-            waves.append([r])
-            held_until = r["answered"]
+        wave, until = seats.get(r["seat"], (-1, 0.0))
+        if wave < 0 or r["arrived"] >= until:
+            wave, until = wave + 1, r["answered"]
+        seats[r["seat"]] = (wave, max(until, r["answered"]))
+        while len(waves) <= wave:
+            waves.append([])
+        waves[wave].append(r)
     return waves
 
 

@@ -229,9 +229,9 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
             "wall per movement phase: adjudication to adjudication, the first phase left out",
             "waves per phase: requests / phases / 7 seats (all phases, so winters pull it down;"
             " a seat's questions asked together count apart)",
-            "waves per movement phase: requests that reach the endpoint while another of their"
-            " wave is held there, the calls a phase waits for in series; each costs at least"
-            " the latency, and overhead per wave is (wall - waves x latency) / waves",
+            "waves per movement phase: the calls a phase waits for in series, from the endpoint's"
+            " request log (each seat's calls in order, those held there together counted once);"
+            " each costs at least the latency; overhead per wave: (wall - waves x latency) / waves",
             "mean in flight: integral of requests in flight over the time at least one was",
         ],
     )
