@@ -22,7 +22,6 @@ from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.kernel.state import CLEAR, GameInput, GameState, make_event
 from wargraph.kernel.table import Table, scenario_of
 from wargraph.kernel.world import NARRATIVE, World
-from wargraph.models.chat import seats_act_together
 from wargraph.models.faults import new_game
 from wargraph.prompts import family_prompts
 from wargraph.seats.agents import agent_node_name, make_agent_node
@@ -150,8 +149,6 @@ def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: Wo
         update["phase"] = name
         update.setdefault("asks", [])
         _check_not_asked_again(name, table, update)
-        # every ask of the step may be in flight at once (a seat asks its questions together)
-        seats_act_together(len(update["asks"]))
         if not update["asks"] and "next" not in update:
             update.update(_after(name, table, update, order, end))
         return update

@@ -17,27 +17,28 @@ from __future__ import annotations
 from typing import Any
 
 from wargraph.kernel.graphkit import Phase
+from wargraph.kernel.phase import PhaseSpec, phase_spec
 from wargraph.kernel.state import CLEAR, GameState
 from wargraph.kernel.table import Table
-from wargraph.nodes.seats import asks
 
 
 class JoinedPhaseError(ValueError):
     """A phase that cannot be asked together with others (it loops on its own)."""
 
 
-def together(*phases: tuple[str, Phase]) -> Phase:
+def together(*phases: tuple[str, Phase]) -> PhaseSpec:
     """One node running `phases` ((name, phase) pairs, in the order their updates apply)."""
     names = [name for name, _ in phases]
     if len(set(names)) != len(names) or len(names) < 2:
         raise JoinedPhaseError(f"together: two or more phases of distinct names (got {names})")
-    looping = [name for name, fn in phases if getattr(fn, "loops", False)]
+    specs = [(name, phase_spec(fn)) for name, fn in phases]
+    looping = [name for name, spec in specs if spec.loops]
     if looping:
         raise JoinedPhaseError(f"together: {looping} loop on their own and cannot be joined")
 
     def joined(state: GameState, table: Table) -> dict[str, Any]:
         updates = []
-        for name, fn in phases:
+        for name, spec in specs:
             # the same step under the phase's own name; the cache (engine position, legal
             # orders) is the state's, whichever phase asks
             own = Table(
@@ -47,7 +48,7 @@ def together(*phases: tuple[str, Phase]) -> Phase:
                 table.world,
                 cache=table.cache,
             )
-            update = fn(own.state, own) or {}
+            update = spec.run(own.state, own) or {}
             if "next" in update:
                 raise JoinedPhaseError(
                     f"together: phase {name!r} chose the next node ({update['next']!r}); a "
@@ -74,10 +75,9 @@ def together(*phases: tuple[str, Phase]) -> Phase:
 
     def seats(scenario: Any, world: Any) -> list[str]:
         found: list[str] = []
-        for _, fn in phases:
-            declared = getattr(fn, "seats", None)
-            found += declared(scenario, world) if declared else list(scenario.roles)
+        for _, spec in specs:
+            found += spec.seats(scenario, world) if spec.seats else list(scenario.roles)
         return list(dict.fromkeys(found))
 
     joined.__name__ = "_".join(names)
-    return asks(seats)(joined)
+    return PhaseSpec(joined, seats=seats)

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.views import render_memory
+from wargraph.models.chat import seats_act_together
 from wargraph.models.faults import current_thread_id
 from wargraph.runs.trace import record_call, served_path
 from wargraph.seats.asks import Ask, Decision, Seat
@@ -300,7 +301,10 @@ def make_agent_node(role: str) -> Runnable:
     have no others); the rest is shared."""
 
     def asked(payload: dict[str, Any]) -> list[Ask]:
-        return [a for a in payload.get("asks", []) if a["role"] == role]
+        step = payload.get("asks", [])
+        # every ask of the step may be in flight at once (a seat asks its questions together)
+        seats_act_together(len(step))
+        return [a for a in step if a["role"] == role]
 
     def answered(asks: list[Ask], out: dict[str, Any]) -> dict[str, Any]:
         answers = out.get("answers", {})
