@@ -39,6 +39,8 @@ _PUBLIC = {
     # composing a game
     "GameGraph": "wargraph.kernel.graphkit",
     "build_game": "wargraph.kernel.graphkit",
+    "default_graphs": "wargraph.kernel.graphkit",
+    "quote": "wargraph.kernel.views",
     "register_schema": "wargraph.seats.schemas",
     "load_prompt": "wargraph.prompts",
     "render_prompt": "wargraph.prompts",
@@ -102,9 +104,11 @@ __all__ = [
     "Table",
     "World",
     "build_game",
+    "default_graphs",
     "load_prompt",
     "load_scenario",
     "register_schema",
+    "quote",
     "render_prompt",
     "round_record",
     "side_name",
@@ -123,11 +127,12 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from wargraph.kernel.context import GameContext
     from wargraph.kernel.families import Bot, Family, FamilyError, Option
-    from wargraph.kernel.graphkit import GameGraph, build_game
+    from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
     from wargraph.kernel.record import RoundRecord, round_record
     from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
     from wargraph.kernel.state import EVERYONE, Event
     from wargraph.kernel.table import Table
+    from wargraph.kernel.views import quote
     from wargraph.prompts import load_prompt, render_prompt
     from wargraph.seats.schemas import register_schema
     from wargraph.worlds import (
