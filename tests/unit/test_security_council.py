@@ -176,13 +176,14 @@ def test_chosen_votes_adopt_a_draft_and_a_permanent_no_vetoes_it(family, tmp_pat
         tmp_path,
         "vetoed",
         {
-            **dict.fromkeys(["arvenia", "borlund", "calder", "estmark", "fenwick"], YES),
+            **dict.fromkeys(["arvenia", "borlund", "calder", "estmark"], YES),
             "dravia": {"vote": "no"},
+            "fenwick": {"vote": "no"},  # an elected member's no is no veto
             "galmor": {"vote": "maybe", "revise": "perhaps"},  # still refused: counted abstain
         },
     )
     [outcome] = _of(vetoed, "outcome")
-    assert outcome["data"]["yes"] == 5 and outcome["data"]["vetoes"] == ["dravia"]
+    assert outcome["data"]["yes"] == 4 and outcome["data"]["vetoes"] == ["dravia"]
     assert not outcome["data"]["adopted"] and "vetoed by dravia" in outcome["text"]
     assert [e["text"] for e in _of(vetoed, "veto")] == ["The tellers record dravia's no as a veto."]
     [told] = [e for e in _of(vetoed, "verdict") if e["author"] == "tellers"]
