@@ -1,5 +1,5 @@
-"""One round: brief -> consult (private press) -> draft -> debate (each in turn) -> vote ->
-secretary (the tellers) -> adjudicate (code counts, the control narrates)."""
+"""One round: brief -> consult (private press) -> draft -> debate (each member in turn) -> vote ->
+tellers (the secretary) -> adjudicate (code counts, the control narrates)."""
 
 from typing import Any
 
@@ -13,20 +13,13 @@ from wargraph.nodes.secretary_validate import secretary_validate
 from .world import SECURITY_COUNCIL
 
 DEFAULT_SCENARIO = "security_council"
-ROUND = {
-    "brief": inject,
-    "consult": negotiate,
-    "draft": order,
-    "debate": order,
-    "vote": order,
-    "tellers": secretary_validate,
-    "adjudicate": adjudicate,
-}
 
 
 def build(scenario: Any = DEFAULT_SCENARIO) -> GameGraph:
     sc = load_scenario(scenario)
-    return build_game(ROUND, roster=list(sc.roles), world=SECURITY_COUNCIL, scenario=sc)
+    phases = {"brief": inject, "consult": negotiate, "draft": order, "debate": order, "vote": order}
+    phases |= {"tellers": secretary_validate, "adjudicate": adjudicate}
+    return build_game(phases, roster=list(sc.roles), world=SECURITY_COUNCIL, scenario=sc)
 
 
 __getattr__ = default_graphs(__name__, build)

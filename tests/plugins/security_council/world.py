@@ -1,14 +1,12 @@
-"""The Security Council's rules. Seven members; the `council.permanent` ones hold a veto.
-
-Each round one member (the round's entry of `council.briefings`) receives a private
-intelligence briefing; members whisper (private press: one member at a time, never everyone);
-the round's penholder (the members in turn, in the file's order) drafts a resolution; each other
-member answers the draft in turn, from the seat after the penholder's, seeing the answers before
-its own; then every member votes at once: yes, no or abstain. The tellers (the secretary) refuse
-any other vote with the reason and ask again (`council.revisions` times); a vote still not one of
-the three is counted as an abstention (the give-up), and a permanent member's no is recorded as a
-veto. Code adjudicates: adopted with `council.majority` yes votes or more and no veto; the control
-narrates that fixed result."""
+"""The Security Council's rules. Seven members; the `council.permanent` ones hold a veto. Each
+round one member (the round's entry of `council.briefings`) gets a private intelligence briefing;
+members whisper (private press: one member at a time); the round's penholder (the members in
+turn, in the file's order) drafts; each other member answers the draft in turn, from the seat
+after the penholder's, seeing the answers before its own; every member votes at once: yes, no or
+abstain. The tellers (the secretary) refuse any other vote with the reason and ask again
+(`council.revisions` times), then count it as an abstention (the give-up); they record a
+permanent member's no as a veto. Code adjudicates: adopted with `council.majority` yes votes or
+more and no veto; the control narrates that fixed result."""
 
 from dataclasses import replace
 from typing import Any
@@ -21,7 +19,9 @@ from wargraph import Check, Question, Table, quote, render_prompt
 VOTES = ("yes", "no", "abstain")
 VOTE = "security_council_vote"
 # the three votes are a hint (the grammar's enum), not a parse rule: the tellers refuse the rest
-wg.register_schema(VOTE, create_model("Vote", vote=(str, Field(json_schema_extra={"enum": VOTES}))))
+wg.register_schema(
+    VOTE, create_model("Vote", vote=(str, Field(json_schema_extra={"enum": list(VOTES)})))
+)
 
 
 class CouncilConfig(BaseModel):
@@ -54,8 +54,7 @@ def council(table: Table) -> CouncilConfig:
 
 
 def penholder(table: Table) -> str:
-    members = list(table.scenario.players)
-    return members[(table.round - 1) % len(members)]
+    return list(table.scenario.players)[(table.round - 1) % len(table.scenario.players)]
 
 
 def draft(table: Table) -> str:
@@ -96,9 +95,8 @@ class Debate(wg.Orders):
     """The members other than the penholder, from the seat after the penholder's, in turn."""
 
     def actors(self, table: Table) -> list[str]:
-        members = list(table.scenario.players)
-        at = members.index(penholder(table))
-        return members[at + 1 :] + members[:at]
+        members = list(table.scenario.players)  # the penholder's is seat round - 1
+        return [members[(table.round + i) % len(members)] for i in range(len(members) - 1)]
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         values = {"penholder": penholder(table), "draft": quote(draft(table))}
@@ -129,10 +127,21 @@ class Tellers(wg.Secretary):
             return Check(accepted=vote)
         return Check(accepted="abstain", reasons=[f"{quote(proposal)} is not yes, no or abstain"])
 
-    def revise_question(self, table, actor, proposal, check, attempt) -> Question:
+    def revise_question(
+        self, table: Table, actor: str, proposal: Any, check: Check, attempt: int
+    ) -> Question:
         return vote_question(table, actor, "revise", f"The tellers refused: {check.reasons[0]}\n")
 
-    def verdict_events(self, table, actor, status, attempts, note, trail, proposal):
+    def verdict_events(
+        self,
+        table: Table,
+        actor: str,
+        status: str,
+        attempts: int,
+        note: str,
+        trail: list[Any],
+        proposal: Any,
+    ) -> list[wg.Event]:
         told = super().verdict_events(table, actor, status, attempts, note, trail, proposal)
         if proposal != "no" or actor not in council(table).permanent:
             return told
@@ -144,18 +153,15 @@ class Adoption(wg.Narration):
     """Code counts; the control is shown the fixed result and narrates it."""
 
     def question(self, table: Table, proposals: dict[str, Any]) -> Question:
-        result, s = quote(count(table, proposals)["text"]), table.scenario
-        values = {"round": table.round, "rounds": s.rounds, "result": result}
-        text = render_prompt("security_council_narrate", table.variant(s.control.name), **values)
+        result, variant = quote(count(table, proposals)["text"]), table.variant("control")
+        text = render_prompt("security_council_narrate", variant, result=result)
         return replace(super().question(table, proposals), question=text)
 
-    def resolve(self, table, proposals, narration) -> dict[str, Any]:
+    def resolve(self, table: Table, proposals: dict[str, Any], narration: Any) -> dict[str, Any]:
         done = {**count(table, proposals), "penholder": penholder(table), "draft": draft(table)}
         control = table.scenario.control.name
         outcome = table.event(kind="outcome", author=control, text=done["text"], data=done)
-        adopted = int(table.state["world"].get("adopted", 0)) + done["adopted"]
-        events = [outcome, self.narration_event(table, narration)]
-        return {"events": events, "world": {"adopted": adopted}}
+        return {"events": [outcome, self.narration_event(table, narration)]}
 
 
 SECURITY_COUNCIL = wg.World(
