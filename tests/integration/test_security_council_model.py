@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.plugins.security_council.world import VOTES
-from tests.unit.test_security_council import _of, _prompt, family  # noqa: F401  (fixture)
+from tests.unit.test_security_council import events_of, family, prompt_of  # noqa: F401  (fixture)
 from wargraph import GameContext
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
@@ -27,11 +27,11 @@ def test_one_round_of_the_council_on_the_embedded_model(family, tmp_path):  # no
     record = result.record
     calls = [c for c in read_trace(tmp_path / "out" / "trace.jsonl") if c["event"] == "call"]
     assert {"draft", "answer", "vote", "narrate"} <= {c["task"] for c in calls}
-    votes = _of(record, "vote")
+    votes = events_of(record, "vote")
     assert len(votes) == 7 and {e["data"]["source"] for e in votes} == {"model"}
-    [outcome] = _of(record, "outcome")
+    [outcome] = events_of(record, "outcome")
     assert set(outcome["data"]["votes"].values()) <= set(VOTES)
-    assert any("You hold the pen" in _prompt(c) for c in calls if c["task"] == "draft")
-    [briefing] = _of(record, "briefing")
+    assert any("You hold the pen" in prompt_of(c) for c in calls if c["task"] == "draft")
+    [briefing] = events_of(record, "briefing")
     others = [c for c in calls if c["role"] != briefing["audience"][0]]
-    assert others and not any(briefing["text"] in _prompt(c) for c in others)
+    assert others and not any(briefing["text"] in prompt_of(c) for c in others)

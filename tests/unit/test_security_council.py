@@ -59,11 +59,11 @@ def game(family, tmp_path_factory) -> tuple[dict[str, Any], list[dict[str, Any]]
     return record, trace, out
 
 
-def _prompt(call: dict[str, Any]) -> str:
+def prompt_of(call: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in call["messages"])
 
 
-def _of(record: dict[str, Any], kind: str, rnd: int | None = None) -> list[dict[str, Any]]:
+def events_of(record: dict[str, Any], kind: str, rnd: int | None = None) -> list[dict[str, Any]]:
     return [e for e in record["events"] if e["kind"] == kind and rnd in (None, e["round"])]
 
 
@@ -92,26 +92,30 @@ def test_a_scripted_game_plays_every_phase_and_the_count_follows_the_rules(game)
     assert record["done"] and not record.get("error")
     for rnd in (1, 2, 3):
         pen = MEMBERS[rnd - 1]
-        assert [e["author"] for e in _of(record, "draft", rnd)] == [pen]
-        assert len(_of(record, "answer", rnd)) == 6 and len(_of(record, "vote", rnd)) == 7
-        assert _of(record, "message", rnd) and len(_of(record, "narration", rnd)) == 1
-        assert all(len(e["audience"]) == 2 for e in _of(record, "message", rnd))  # whispers only
-        [outcome] = _of(record, "outcome", rnd)
-        votes = {e["author"]: e["text"] for e in _of(record, "vote", rnd)}
+        assert [e["author"] for e in events_of(record, "draft", rnd)] == [pen]
+        assert (
+            len(events_of(record, "answer", rnd)) == 6 and len(events_of(record, "vote", rnd)) == 7
+        )
+        assert events_of(record, "message", rnd) and len(events_of(record, "narration", rnd)) == 1
+        assert all(
+            len(e["audience"]) == 2 for e in events_of(record, "message", rnd)
+        )  # whispers only
+        [outcome] = events_of(record, "outcome", rnd)
+        votes = {e["author"]: e["text"] for e in events_of(record, "vote", rnd)}
         yes = sum(v == "yes" for v in votes.values())
         vetoes = sorted(m for m, v in votes.items() if v == "no" and m in PERMANENT)
         assert outcome["data"]["votes"] == votes and sorted(outcome["data"]["vetoes"]) == vetoes
         assert outcome["data"]["adopted"] == (yes >= 4 and not vetoes)
-        assert sorted(e["text"].split()[3][:-2] for e in _of(record, "veto", rnd)) == vetoes
+        assert sorted(e["text"].split()[3][:-2] for e in events_of(record, "veto", rnd)) == vetoes
     measures = council_world.record_measures(record, None)
     assert measures["rounds"] == 3 and measures["vetoed"] == sum(
-        bool(e["data"]["vetoes"]) for e in _of(record, "outcome")
+        bool(e["data"]["vetoes"]) for e in events_of(record, "outcome")
     )
 
 
 def test_each_briefing_reaches_its_member_alone_in_every_prompt_and_the_record(game):
     record, trace, _ = game
-    briefings = _of(record, "briefing")
+    briefings = events_of(record, "briefing")
     assert [(e["round"], e["audience"]) for e in briefings] == [
         (1, ["fenwick"]),
         (2, ["borlund"]),
@@ -120,9 +124,9 @@ def test_each_briefing_reaches_its_member_alone_in_every_prompt_and_the_record(g
     for b in briefings:
         member, secret = b["audience"][0], b["text"]
         others = [c for c in trace if c["role"] != member]
-        assert others and not [c["ask_id"] for c in others if secret in _prompt(c)]
+        assert others and not [c["ask_id"] for c in others if secret in prompt_of(c)]
         # the member reads it from its round on (so the check above can find a leak)
-        assert any(secret in _prompt(c) for c in trace if c["role"] == member)
+        assert any(secret in prompt_of(c) for c in trace if c["role"] == member)
         assert [e["id"] for e in record["events"] if secret in e["text"]] == [b["id"]]
 
 
@@ -133,9 +137,9 @@ def test_each_answer_to_the_draft_is_seen_by_the_members_after_it_not_before(gam
         order = MEMBERS[at + 1 :] + MEMBERS[:at]
         asked = [c for c in trace if c["task"] == "answer" and c["round"] == rnd]
         assert [c["role"] for c in asked] == order
-        said = {e["author"]: e["text"] for e in _of(record, "answer", rnd)}
+        said = {e["author"]: e["text"] for e in events_of(record, "answer", rnd)}
         for k, call in enumerate(asked):
-            seen = [m for m in order if said[m] in _prompt(call)]
+            seen = [m for m in order if said[m] in prompt_of(call)]
             assert seen == order[:k], (rnd, call["role"])
 
 
@@ -165,10 +169,10 @@ def test_chosen_votes_adopt_a_draft_and_a_permanent_no_vetoes_it(family, tmp_pat
             "galmor": {"vote": "maybe", "revise": "abstain"},  # refused, then revised
         },
     )
-    [outcome] = _of(adopted, "outcome")
+    [outcome] = events_of(adopted, "outcome")
     assert outcome["data"]["adopted"] and outcome["data"]["yes"] == 5
-    assert outcome["data"]["votes"]["galmor"] == "abstain" and not _of(adopted, "veto")
-    [told] = [e for e in _of(adopted, "verdict") if e["author"] == "tellers"]
+    assert outcome["data"]["votes"]["galmor"] == "abstain" and not events_of(adopted, "veto")
+    [told] = [e for e in events_of(adopted, "verdict") if e["author"] == "tellers"]
     assert told["audience"] == ["galmor"] and told["data"]["status"] == "accepted"
     assert "not yes, no or abstain" in told["data"]["trail"][0]["reasons"][0]
 
@@ -182,11 +186,13 @@ def test_chosen_votes_adopt_a_draft_and_a_permanent_no_vetoes_it(family, tmp_pat
             "galmor": {"vote": "maybe", "revise": "perhaps"},  # still refused: counted abstain
         },
     )
-    [outcome] = _of(vetoed, "outcome")
+    [outcome] = events_of(vetoed, "outcome")
     assert outcome["data"]["yes"] == 4 and outcome["data"]["vetoes"] == ["dravia"]
     assert not outcome["data"]["adopted"] and "vetoed by dravia" in outcome["text"]
-    assert [e["text"] for e in _of(vetoed, "veto")] == ["The tellers record dravia's no as a veto."]
-    [told] = [e for e in _of(vetoed, "verdict") if e["author"] == "tellers"]
+    assert [e["text"] for e in events_of(vetoed, "veto")] == [
+        "The tellers record dravia's no as a veto."
+    ]
+    [told] = [e for e in events_of(vetoed, "verdict") if e["author"] == "tellers"]
     assert told["data"]["status"] == "abstained" and outcome["data"]["votes"]["galmor"] == "abstain"
 
 
@@ -200,7 +206,7 @@ def test_the_view_page_builds_with_a_table_of_votes_each_round(game):
     assert len(tables) == 3
     assert [row[0] for row in tables[0]["rows"]] == MEMBERS
     vetoed = {row[0] for t in tables for row in t["rows"] if row[2] == "veto"}
-    assert vetoed == {m for e in _of(record, "outcome") for m in e["data"]["vetoes"]}
+    assert vetoed == {m for e in events_of(record, "outcome") for m in e["data"]["vetoes"]}
 
 
 @pytest.mark.parametrize(
