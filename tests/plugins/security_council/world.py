@@ -69,7 +69,7 @@ def count(table: Table, proposals: dict[str, Any]) -> dict[str, Any]:
     vetoes = [m for m, v in votes.items() if v == "no" and m in c.permanent]
     adopted = yes >= c.majority and not vetoes
     veto = f"; vetoed by {', '.join(vetoes)}" if vetoes else ""
-    text = f"{pen}'s draft is {'' if adopted else 'not '}adopted ({yes} yes of 7{veto})."
+    text = f"{pen}'s draft is {'' if adopted else 'not '}adopted ({yes} yes of {len(votes)}{veto})."
     return {"votes": votes, "yes": yes, "vetoes": vetoes, "adopted": adopted, "text": text}
 
 
@@ -153,8 +153,9 @@ class Adoption(wg.Narration):
     """Code counts; the control is shown the fixed result and narrates it."""
 
     def question(self, table: Table, proposals: dict[str, Any]) -> Question:
-        result, variant = quote(count(table, proposals)["text"]), table.variant("control")
-        text = render_prompt("security_council_narrate", variant, result=result)
+        control = table.scenario.control.name
+        result = quote(count(table, proposals)["text"])
+        text = render_prompt("security_council_narrate", table.variant(control), result=result)
         return replace(super().question(table, proposals), question=text)
 
     def resolve(self, table: Table, proposals: dict[str, Any], narration: Any) -> dict[str, Any]:
