@@ -12,7 +12,7 @@ from wargraph import GameContext
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
 
-pytestmark = [pytest.mark.model, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def test_one_round_of_the_council_on_the_embedded_model(family, tmp_path):  # noqa: F811
