@@ -32,6 +32,6 @@ def test_one_round_of_the_council_on_the_embedded_model(family, tmp_path):  # no
     [outcome] = events_of(record, "outcome")
     assert set(outcome["data"]["votes"].values()) <= set(VOTES)
     assert any("You hold the pen" in prompt_of(c) for c in calls if c["task"] == "draft")
-    [briefing] = events_of(record, "briefing")
+    [briefing] = events_of(record, "inject")
     others = [c for c in calls if c["role"] != briefing["audience"][0]]
     assert others and not any(briefing["text"] in prompt_of(c) for c in others)

@@ -115,7 +115,7 @@ def test_a_scripted_game_plays_every_phase_and_the_count_follows_the_rules(game)
 
 def test_each_briefing_reaches_its_member_alone_in_every_prompt_and_the_record(game):
     record, trace, _ = game
-    briefings = events_of(record, "briefing")
+    briefings = events_of(record, "inject")
     assert [(e["round"], e["audience"]) for e in briefings] == [
         (1, ["fenwick"]),
         (2, ["borlund"]),
@@ -213,8 +213,9 @@ def test_the_view_page_builds_with_a_table_of_votes_each_round(game):
     ("override", "message"),
     [
         ("players.hal={persona: x}", "the Council has seven members"),
-        ("council.permanent=[arvenia, nobody]", "not members: nobody"),
-        ("council.briefings=[{arvenia: a, borlund: b}]", "each names one member"),
+        ("council.permanent=[arvenia, nobody]", "permanent: not members: nobody"),
+        ("injects=[{round: 1, text: x}]", "a briefing goes to one member alone"),
+        ("injects=[{round: 1, text: x, audience: [control]}]", "one member alone"),
     ],
 )
 def test_a_bad_council_is_refused_with_a_clear_message(family, override, message):

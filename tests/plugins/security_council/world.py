@@ -1,5 +1,5 @@
 """The Security Council's rules. Seven members; the `council.permanent` ones hold a veto. Each
-round one member (the round's entry of `council.briefings`) gets a private intelligence briefing;
+round's intelligence briefing is the scenario's inject of that round, to one member alone;
 members whisper (private press: one member at a time); the round's penholder (the members in
 turn, in the file's order) drafts; each other member answers the draft in turn, from the seat
 after the penholder's, seeing the answers before its own; every member votes at once: yes, no or
@@ -28,8 +28,6 @@ class CouncilConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     permanent: list[str] = Field(min_length=1)  # the members with a veto
     majority: int = Field(default=4, ge=1, le=7)  # yes votes to adopt
-    # one a round, in order, then again: {member: text}, one member each
-    briefings: list[dict[str, str]] = Field(min_length=1)
     revisions: int = Field(default=1, ge=0, le=3)  # the tellers' patience with a bad vote
 
 
@@ -41,11 +39,10 @@ class CouncilScenario(wg.Scenario):
     def _members(self) -> "CouncilScenario":
         if len(self.players) != 7 or self.teams:
             raise ValueError("players: the Council has seven members and no teams")
-        named = {*self.council.permanent, *(m for b in self.council.briefings for m in b)}
-        if unknown := sorted(named - set(self.players)):
-            raise ValueError(f"council: not members: {', '.join(unknown)}")
-        if any(len(b) != 1 for b in self.council.briefings):
-            raise ValueError("council.briefings: each names one member")
+        if unknown := sorted(set(self.council.permanent) - set(self.players)):
+            raise ValueError(f"council.permanent: not members: {', '.join(unknown)}")
+        if any(len(i.audience) != 1 or i.audience[0] not in self.players for i in self.injects):
+            raise ValueError("injects: a briefing goes to one member alone")
         return self
 
 
@@ -71,14 +68,6 @@ def count(table: Table, proposals: dict[str, Any]) -> dict[str, Any]:
     veto = f"; vetoed by {', '.join(vetoes)}" if vetoes else ""
     text = f"{pen}'s draft is {'' if adopted else 'not '}adopted ({yes} yes of {len(votes)}{veto})."
     return {"votes": votes, "yes": yes, "vetoes": vetoes, "adopted": adopted, "text": text}
-
-
-class Intelligence(wg.Opening):
-    def injects(self, table: Table) -> dict[str, Any]:
-        briefings = council(table).briefings
-        [(to, text)] = briefings[(table.round - 1) % len(briefings)].items()
-        control = table.scenario.control.name
-        return {"events": [table.event(kind="briefing", author=control, text=text, audience=[to])]}
 
 
 class Draft(wg.Orders):
@@ -167,7 +156,6 @@ class Adoption(wg.Narration):
 
 SECURITY_COUNCIL = wg.World(
     "security_council",
-    opening=Intelligence(),
     press=wg.Press(audience="private"),
     orders={
         "draft": Draft(task="draft", kind="draft", public=True),
