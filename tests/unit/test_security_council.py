@@ -221,3 +221,15 @@ def test_the_view_page_builds_with_a_table_of_votes_each_round(game):
 def test_a_bad_council_is_refused_with_a_clear_message(family, override, message):
     with pytest.raises(ScenarioError, match=message):
         load_scenario("security_council", [override])
+
+
+@pytest.mark.slow  # mypy: half a minute or more on 2 shared cores
+def test_the_game_type_checks_under_the_projects_settings(monkeypatch):
+    from mypy import api
+
+    root = PACKAGE.parents[2]
+    monkeypatch.chdir(root)  # the project's mypy settings (pyproject.toml)
+    monkeypatch.setenv("MYPYPATH", str(root / "src"))  # wargraph as source, never as Any
+    cache = ["--cache-dir", str(root / ".mypy_cache")]
+    out, err, status = api.run(["--follow-imports=silent", *cache, str(PACKAGE)])
+    assert status == 0, out + err  # e.g. build_game takes any mapping of phases (not only a dict)
