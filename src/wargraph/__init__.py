@@ -40,6 +40,8 @@ _PUBLIC = {
     # composing a game
     "GameGraph": "wargraph.kernel.graphkit",
     "build_game": "wargraph.kernel.graphkit",
+    "default_graphs": "wargraph.kernel.graphkit",
+    "quote": "wargraph.kernel.views",
     "register_schema": "wargraph.seats.schemas",
     "load_prompt": "wargraph.prompts",
     "render_prompt": "wargraph.prompts",
@@ -115,6 +117,7 @@ __all__ = [
     "check_allocation",
     "contest",
     "Debrief",
+    "default_graphs",
     "Diary",
     "even_split",
     "in_turn",
@@ -143,6 +146,7 @@ __all__ = [
     "Press",
     "Question",
     "Replies",
+    "quote",
     "register_schema",
     "render_allocation",
     "render_contest",
@@ -183,11 +187,12 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from wargraph.kernel.context import GameContext
     from wargraph.kernel.families import Bot, Family, FamilyError, Option
-    from wargraph.kernel.graphkit import GameGraph, build_game
+    from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
     from wargraph.kernel.record import RoundRecord, round_record
     from wargraph.kernel.scenario import Scenario, ScenarioError, Section, load_scenario
     from wargraph.kernel.state import EVERYONE, Event
     from wargraph.kernel.table import Table
+    from wargraph.kernel.views import quote
     from wargraph.prompts import load_prompt, render_prompt
     from wargraph.seats.schemas import register_schema
     from wargraph.worlds import (

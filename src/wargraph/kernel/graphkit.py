@@ -9,7 +9,7 @@ moves on to `next`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 from langgraph.channels import EphemeralValue
@@ -228,12 +228,12 @@ def seats_of(fn: Phase, scenario: Scenario | None, world: World, roster: list[st
 
 
 def build_game(
-    spine: dict[str, Phase],
+    spine: Mapping[str, Phase],
     roster: list[str],
     *,
     world: World | None = None,
     scenario: Scenario | None = None,
-    end: dict[str, Phase] | None = None,
+    end: Mapping[str, Phase] | None = None,
     state_schema: type = KitState,
 ) -> GameGraph:
     """`spine`: the phases of one round, in order; `end`: phases after the last round (analysis);

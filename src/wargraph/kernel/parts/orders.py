@@ -36,6 +36,12 @@ class Orders:
     each answer's `events` are recorded before the next seat is asked, so the next seat's view
     (and `table.events` in `question`) shows the answers before it, as far as their audiences
     allow. False: every actor answers at once, on the same view."""
+    kind: str = "plan"
+    """The kind of the event an actor's answer makes (`draft`, `vote` ...; a team member's
+    proposal to its team is always a `proposal`)."""
+    public: bool | None = None
+    """Whether that event is public; None: as the scenario's `public_plans` says (by default
+    the actor and the control see it)."""
     turn: str = ""
     """Who acts in a turn-based round: "in_turn" the round's seat in turn (`in_turn`), "others"
     every other player; "": the cast's actors of `order`."""
@@ -89,7 +95,10 @@ class Orders:
         )
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
-        """The proposal an answer makes (kept in `world["proposals"]`, JSON-able)."""
+        """The proposal an answer makes (kept in `world["proposals"]`, JSON-able): its `plan`,
+        or the one value of a one-field answer (a vote, an answer)."""
+        if "plan" not in value and len(value) == 1:
+            return next(iter(value.values()))
         return value.get("plan", "")
 
     def update(self, table: Table, proposals: dict[str, Any]) -> dict[str, Any]:
@@ -115,13 +124,13 @@ class Orders:
                     key=team,
                 )
             ]
-        public = s.public_plans and actor in s.actors
+        public = (s.public_plans if self.public is None else self.public) and actor in s.actors
         data: dict[str, Any] = {"source": source}
         if actor in s.teams:
             data["leader"] = s.teams[actor].leader
         return [
             table.event(
-                kind="plan" if actor in s.actors else "proposal",
+                kind=self.kind if actor in s.actors else "proposal",
                 author=actor,
                 text=proposal,
                 audience=[EVERYONE] if public else [actor, s.control.name],
