@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 from langgraph.channels import EphemeralValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from langgraph.types import RetryPolicy
 
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
@@ -30,6 +31,7 @@ S = TypeVar("S", bound=Scenario)
 Phase = Callable[[GameState, Table], dict[str, Any]]
 # A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).
 GameGraph = StateGraph[Any, GameContext, Any, Any]
+SEAT_RETRY = RetryPolicy(max_attempts=2, initial_interval=0.5)
 
 
 class KitState(GameState, total=False):
@@ -251,9 +253,8 @@ def build_game(
     seats = {name: seats_of(fn, scenario, world, roster) for name, fn in phases.items()}
     asked = [r for r in roster if any(r in s for s in seats.values())]
     for role in asked:
-        # no retry here: the seat retries its own `decide` (a second call of the seat's
-        # subgraph from one task would keep its history under another namespace)
-        g.add_node(agent_node_name(role), make_agent_node(role))
+        # a failed call is retried once: the seat's step runs again from its saved state
+        g.add_node(agent_node_name(role), make_agent_node(role), retry_policy=SEAT_RETRY)
     g.add_edge(START, "setup")
     g.add_conditional_edges(
         "setup", checked(route_phase, "setup", [order[0], END]), {order[0]: order[0], END: END}
