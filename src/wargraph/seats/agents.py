@@ -298,9 +298,9 @@ def _step_node(state: AgentState) -> dict[str, Any]:
 
 def build_agent() -> StateGraph:
     g = StateGraph(AgentState)
-    g.add_node("step", _step_node)
-    g.add_edge(START, "step")
-    g.add_edge("step", END)
+    g.add_node("decide", _step_node)
+    g.add_edge(START, "decide")
+    g.add_edge("decide", END)
     return g
 
 
@@ -315,16 +315,23 @@ class SeatStore:
     """A seat's state: the latest checkpoint of its namespace, read and written through the
     game's checkpointer (none: the seat keeps nothing between steps, as a subgraph then did)."""
 
-    def __init__(self, role: str, config: RunnableConfig) -> None:
-        conf = config.get(CONF, {})
-        self.saver: BaseCheckpointSaver | None = conf.get(CONFIG_KEY_CHECKPOINTER)
-        self.ns = agent_node_name(role)
-        # the game's checkpoint this step runs under, as a subgraph names its parents
-        self.parents = {k: v for k, v in (conf.get("checkpoint_map") or {}).items() if k != self.ns}
-        kept = {k: v for k, v in conf.items() if not k.startswith("__pregel_")}
-        kept.pop("checkpoint_id", None)
-        kept.pop("checkpoint_map", None)
-        self.config: RunnableConfig = {CONF: {**kept, "checkpoint_ns": self.ns}}
+    def __init__(self, config: RunnableConfig) -> None:
+        # the saver a game lends its nodes, as it lends a subgraph's (a name langgraph.constants
+        # exports for that); where the step runs from the runtime's execution info
+        self.saver: BaseCheckpointSaver | None = config.get(CONF, {}).get(CONFIG_KEY_CHECKPOINTER)
+        info = get_runtime(GameContext).execution_info
+        if info is None or info.thread_id is None:
+            self.saver = None
+        *outer, own = (info.checkpoint_ns if info else "").split("|")
+        # the node's namespace less its task id, as a `checkpointer=True` subgraph keeps one
+        # history per thread; its parent is the game's checkpoint this step runs under
+        self.ns = "|".join([*outer, own.split(":")[0]])
+        self.parents = {"|".join(outer): info.checkpoint_id} if info else {}
+        self.config: RunnableConfig = {
+            CONF: {"thread_id": str(info.thread_id) if info else None, "checkpoint_ns": self.ns},
+            # what a run names (langgraph-api's `run_id`) goes into the checkpoint's metadata
+            "metadata": dict(config.get("metadata") or {}),
+        }
         self.saved: CheckpointTuple | None = None
 
     def state(self, saved: CheckpointTuple | None) -> AgentState:
@@ -362,7 +369,7 @@ class SeatStore:
             channel_versions=versions,
             updated_channels=sorted(changed),
         )
-        config: RunnableConfig = {CONF: dict(self.config[CONF])}
+        config: RunnableConfig = {**self.config, CONF: dict(self.config[CONF])}
         if self.saved:
             config[CONF]["checkpoint_id"] = self.saved.config[CONF]["checkpoint_id"]
         metadata: CheckpointMetadata = {"source": "loop", "step": step, "parents": self.parents}
@@ -400,7 +407,7 @@ def make_agent_node(role: str) -> Runnable:
 
     def agent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
-        store = SeatStore(role, config)
+        store = SeatStore(config)
         try:
             answers, after = seat_step(store.load(), asks)
         except ReviewPending as pending:
@@ -412,7 +419,7 @@ def make_agent_node(role: str) -> Runnable:
 
     async def aagent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
-        store = SeatStore(role, config)
+        store = SeatStore(config)
         state = await store.aload()
         step: Callable[[], tuple[dict[str, Decision], AgentState | None]] = lambda: seat_step(
             state, asks
