@@ -30,7 +30,9 @@ def _notes(call: dict[str, Any]) -> list[str]:
 
 def _memory(db: Path, thread: str, role: str) -> list[dict[str, Any]]:
     with open_saver(db) as saver:
-        tup = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": f"agent_{role}"}})
+        tup = saver.get_tuple(
+            {"configurable": {"thread_id": thread, "checkpoint_ns": f"agent_{role}"}}
+        )
     assert tup is not None, role
     return list(tup.checkpoint["channel_values"]["memory"])
 
