@@ -24,7 +24,7 @@ from wargraph.kernel.table import Table, scenario_of
 from wargraph.kernel.world import NARRATIVE, World
 from wargraph.models.faults import new_game
 from wargraph.prompts import family_prompts
-from wargraph.seats.agents import agent_node_name, make_agent_node
+from wargraph.seats.agents import agent_node_name, make_agent_node, newest_checkpoints
 from wargraph.seats.asks import Ask
 
 S = TypeVar("S", bound=Scenario)
@@ -40,6 +40,9 @@ class KitState(GameState, total=False):
     # are not copied into every later checkpoint; the seats' answers land in `pending`.
     asks: Annotated[list[Ask], EphemeralValue(list)]
     next: str
+    # each seat's own checkpoint (its notes) as of this state, by namespace: a game forked or
+    # replayed from an earlier state gives each seat its notes of then (seats/agents.py)
+    seat_checkpoints: Annotated[dict[str, str], newest_checkpoints]
 
 
 def opening_events(scenario: Scenario) -> list:

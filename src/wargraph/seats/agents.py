@@ -46,6 +46,11 @@ from wargraph.seats.schemas import flat_json_schema, schema_for
 from wargraph.seats.script import script_decision
 
 
+def newest_checkpoints(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
+    """Each seat's latest checkpoint, by namespace: seats of one step write theirs together."""
+    return {**(left or {}), **(right or {})}
+
+
 def upsert_memory(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
     """Entries are keyed by id; writing an id again replaces it, so a re-run never doubles."""
     out = list(left or [])
@@ -315,7 +320,8 @@ class SeatStore:
     """A seat's state: the latest checkpoint of its namespace, read and written through the
     game's checkpointer (none: the seat keeps nothing between steps, as a subgraph then did)."""
 
-    def __init__(self, config: RunnableConfig) -> None:
+    def __init__(self, config: RunnableConfig, recorded: str | None) -> None:
+        self.recorded = recorded  # the seat's checkpoint as of the game's state (None: none yet)
         # the saver a game lends its nodes, as it lends a subgraph's (a name langgraph.constants
         # exports for that); where the step runs from the runtime's execution info
         self.saver: BaseCheckpointSaver | None = config.get(CONF, {}).get(CONFIG_KEY_CHECKPOINTER)
@@ -341,11 +347,39 @@ class SeatStore:
         values = saved.checkpoint["channel_values"]
         return {k: values[k] for k in SEAT_VALUES if k in values}  # type: ignore[return-value]
 
+    def current(self, latest: CheckpointTuple | None) -> bool:
+        """Whether the namespace's latest checkpoint is the seat's state for this step: the one
+        the game's state records, or one written under the game's checkpoint this step runs
+        under (drafts before a review, or a finished step the game had not stored). Otherwise
+        the game was forked or replayed from an earlier state: the seat's state is the one
+        recorded then (none: the seat had not played yet). A seat saved before its checkpoints
+        were recorded (a subgraph's, with its `incoming` channel) is taken as it is."""
+        if latest is None or latest.checkpoint["id"] == self.recorded:
+            return True
+        if latest.metadata.get("parents") == self.parents:
+            return True
+        return self.recorded is None and "incoming" in latest.checkpoint["channel_versions"]
+
+    def at_recorded(self) -> RunnableConfig:
+        return {CONF: {**self.config[CONF], "checkpoint_id": self.recorded}}
+
     def load(self) -> AgentState:
-        return self.state(self.saver.get_tuple(self.config) if self.saver else None)
+        if self.saver is None:
+            return self.state(None)
+        latest = self.saver.get_tuple(self.config)
+        if self.current(latest):
+            return self.state(latest)
+        return self.state(self.saver.get_tuple(self.at_recorded()) if self.recorded else None)
 
     async def aload(self) -> AgentState:
-        return self.state(await self.saver.aget_tuple(self.config) if self.saver else None)
+        if self.saver is None:
+            return self.state(None)
+        latest = await self.saver.aget_tuple(self.config)
+        if self.current(latest):
+            return self.state(latest)
+        if self.recorded is None:
+            return self.state(None)
+        return self.state(await self.saver.aget_tuple(self.at_recorded()))
 
     def checkpoint(
         self, state: AgentState
@@ -373,13 +407,20 @@ class SeatStore:
         metadata: CheckpointMetadata = {"source": "loop", "step": step, "parents": self.parents}
         return config, checkpoint, metadata, new_versions
 
-    def save(self, state: AgentState) -> None:
-        if self.saver is not None:
-            self.saver.put(*self.checkpoint(state))
+    def save(self, state: AgentState) -> dict[str, str]:
+        """Write the seat's state; what the game's state records of it (`seat_checkpoints`)."""
+        if self.saver is None:
+            return {}
+        config, checkpoint, metadata, versions = self.checkpoint(state)
+        self.saver.put(config, checkpoint, metadata, versions)
+        return {self.ns: checkpoint["id"]}
 
-    async def asave(self, state: AgentState) -> None:
-        if self.saver is not None:
-            await self.saver.aput(*self.checkpoint(state))
+    async def asave(self, state: AgentState) -> dict[str, str]:
+        if self.saver is None:
+            return {}
+        config, checkpoint, metadata, versions = self.checkpoint(state)
+        await self.saver.aput(config, checkpoint, metadata, versions)
+        return {self.ns: checkpoint["id"]}
 
 
 def agent_node_name(role: str) -> str:
@@ -397,36 +438,38 @@ def make_agent_node(role: str) -> Runnable:
     def asked(payload: dict[str, Any]) -> list[Ask]:
         return [a for a in payload.get("asks", []) if a["role"] == role]
 
-    def answered(asks: list[Ask], answers: dict[str, Decision]) -> dict[str, Any]:
+    def recorded(payload: dict[str, Any]) -> str | None:
+        return (payload.get("seat_checkpoints") or {}).get(agent_node_name(role))
+
+    def answered(
+        asks: list[Ask], answers: dict[str, Decision], saved: dict[str, str]
+    ) -> dict[str, Any]:
         missing = [a["id"] for a in asks if a["id"] not in answers]
         if missing:  # never record another step's answers
             raise RuntimeError(f"seat {role} returned no answer for {missing}")
-        return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
+        pending = {"pending": {a["id"]: answers[a["id"]] for a in asks}}
+        return {**pending, "seat_checkpoints": saved} if saved else pending
 
     def agent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
-        store = SeatStore(config)
+        store = SeatStore(config, recorded(payload))
         try:
             answers, after = seat_step(store.load(), asks)
         except ReviewPending as pending:
             store.save(pending.state)
             raise pending.stop from None
-        if after is not None:
-            store.save(after)
-        return answered(asks, answers)
+        return answered(asks, answers, store.save(after) if after is not None else {})
 
     async def aagent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
-        store = SeatStore(config)
+        store = SeatStore(config, recorded(payload))
         state = await store.aload()
         try:
             answers, after = await run_in_executor(config, seat_step, state, asks)
         except ReviewPending as pending:
             await store.asave(pending.state)
             raise pending.stop from None
-        if after is not None:
-            await store.asave(after)
-        return answered(asks, answers)
+        return answered(asks, answers, await store.asave(after) if after is not None else {})
 
     # a node with a sync and a native async side (a plain function's async side would be the
     # sync one in a thread)
