@@ -102,3 +102,36 @@ def test_a_person_reviewing_a_draft_never_makes_the_seat_ask_again(checkpointer,
         {"configurable": {"thread_id": "r", "checkpoint_ns": "agent_control"}}
     ).values["memory"]
     assert [m["id"] for m in memory] == drafted  # the reviewed step is remembered once
+
+
+def test_a_game_forked_from_an_earlier_state_gives_each_seat_its_notes_of_then(
+    checkpointer, monkeypatch
+):
+    asked: list[str] = []
+    decide = ScriptedDecider.decide
+
+    def counted(self, ask, schema, *, memory=""):
+        asked.append(ask["id"])
+        return decide(self, ask, schema, memory=memory)
+
+    monkeypatch.setattr(ScriptedDecider, "decide", counted)
+    sc = load_scenario("azuristan_crimsonia", ["rounds=2", "questions=[]"])
+    graph = build_for(sc).compile(checkpointer=checkpointer)
+    cfg = {"configurable": {"thread_id": "f"}}
+    ctx = GameContext(model="scripted", seed=5)
+    graph.invoke({"scenario": sc.model_dump()}, cfg, context=ctx)
+    seat = {"configurable": {"thread_id": "f", "checkpoint_ns": "agent_azuristan"}}
+    played = graph.get_state(seat).values["memory"]
+    assert {m["round"] for m in played} == {1, 2}
+    # the first checkpoint of round 2, and the game played on again from there
+    start = next(
+        s
+        for s in reversed(list(graph.get_state_history(cfg)))
+        if s.values.get("round") == 2 and s.next and not s.next[0].startswith("agent_")
+    )
+    asked.clear()
+    graph.invoke(None, start.config, context=ctx)
+    # round 2 is asked again (a seat does not hand back its answers of the first play) ...
+    assert asked and all(a.startswith("r2.") for a in asked), asked
+    # ... from the notes of round 1, and ends with the same notes
+    assert graph.get_state(seat).values["memory"] == played
