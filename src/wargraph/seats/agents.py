@@ -407,6 +407,11 @@ class SeatStore:
         metadata: CheckpointMetadata = {"source": "loop", "step": step, "parents": self.parents}
         return config, checkpoint, metadata, new_versions
 
+    def held(self) -> dict[str, str]:
+        """What the game's state records of a step that had finished before (its checkpoint
+        written, then the process stopped before the game stored the step): that checkpoint."""
+        return {self.ns: self.saved.checkpoint["id"]} if self.saved is not None else {}
+
     def save(self, state: AgentState) -> dict[str, str]:
         """Write the seat's state; what the game's state records of it (`seat_checkpoints`)."""
         if self.saver is None:
@@ -458,7 +463,7 @@ def make_agent_node(role: str) -> Runnable:
         except ReviewPending as pending:
             store.save(pending.state)
             raise pending.stop from None
-        return answered(asks, answers, store.save(after) if after is not None else {})
+        return answered(asks, answers, store.save(after) if after is not None else store.held())
 
     async def aagent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
@@ -469,7 +474,8 @@ def make_agent_node(role: str) -> Runnable:
         except ReviewPending as pending:
             await store.asave(pending.state)
             raise pending.stop from None
-        return answered(asks, answers, await store.asave(after) if after is not None else {})
+        saved = await store.asave(after) if after is not None else store.held()
+        return answered(asks, answers, saved)
 
     # a node with a sync and a native async side (a plain function's async side would be the
     # sync one in a thread)
