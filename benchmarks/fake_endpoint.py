@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 import sys
 import time
 import urllib.request
@@ -38,6 +39,20 @@ def answer_for(body: dict[str, Any]) -> str:
         return PROSE
     digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).digest()
     return json.dumps(scripted_value(schema, random.Random(digest), "answer"))
+
+
+_SEAT = re.compile(r"# You are (\w+)")
+
+
+def request_label(body: dict[str, Any]) -> tuple[str, str]:
+    """Who asked and what (for the request log): the power a Diplomacy view names ("# You are
+    FRANCE"), and the answer's fields (a schema's sorted property names, "prose" without one)."""
+    text = "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+    found = _SEAT.search(text)
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema") or {}
+    fields = ",".join(sorted(schema.get("properties") or {})) or "prose"
+    return (found.group(1) if found else "?"), fields
 
 
 def completion(content: str, model: str) -> dict[str, Any]:
@@ -62,7 +77,10 @@ def make_app(latency_s: float):
     """A bare ASGI app: POST .../chat/completions, GET .../models; counts requests in flight.
 
     `busy_s` is the time with at least one request in flight and `in_flight_s` the integral of
-    requests in flight over time (its mean while busy: in_flight_s / busy_s)."""
+    requests in flight over time (its mean while busy: in_flight_s / busy_s). GET .../requests
+    hands over the log of requests answered since its last read: wall-clock (`time.time`, so a
+    client on the same machine can line it up with its own) arrival, answer and sent times,
+    the seat and the answer's fields (`request_label`)."""
     stats: dict[str, Any] = {
         "requests": 0,
         "in_flight": 0,
@@ -71,6 +89,7 @@ def make_app(latency_s: float):
         "in_flight_s": 0.0,
     }
     last = [time.perf_counter()]
+    log: list[dict[str, Any]] = []
 
     def count(change: int) -> None:
         now = time.perf_counter()
@@ -97,9 +116,15 @@ def make_app(latency_s: float):
             await send_json(send, 200, stats)
             stats["peak_in_flight"] = stats["in_flight"]  # the next read: the peak since this one
             return
+        if scope["method"] == "GET" and path.endswith("/requests"):
+            taken = list(log)
+            log.clear()
+            await send_json(send, 200, taken)
+            return
         if scope["method"] != "POST" or not path.endswith("/chat/completions"):
             await send_json(send, 404, {"error": {"message": f"no route {path}"}})
             return
+        arrived = time.time()
         chunks, more = [], True
         while more:
             event = await receive()
@@ -118,7 +143,13 @@ def make_app(latency_s: float):
             content = answer_for(body)
         finally:
             count(-1)
+        answered = time.time()
         await send_json(send, 200, completion(content, str(body.get("model", "fake"))))
+        seat, fields = request_label(body)
+        log.append(
+            {"seat": seat, "fields": fields, "arrived": arrived, "answered": answered}
+            | {"sent": time.time()}
+        )
 
     return app
 
@@ -141,6 +172,11 @@ class FakeEndpoint(ServerProcess):
     def model(self, name: str = "fake") -> str:
         """The model reference a seat uses to play against this endpoint."""
         return f"openai:{name}@{self.url}"
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The requests answered since the last call (`make_app`: GET .../requests)."""
+        with urllib.request.urlopen(f"{self.url}/requests", timeout=5) as resp:
+            return json.loads(resp.read())
 
     def stats(self) -> dict[str, Any]:
         """Requests answered so far, the most in flight at once since the last read, and the

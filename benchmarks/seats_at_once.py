@@ -5,10 +5,12 @@ measured on the same kind of machine (the issue's table).
     python -m benchmarks.seats_at_once            # games to 1902
     python -m benchmarks.seats_at_once --quick    # games to 1901
 
-Reported per game shape: wall per movement phase (the time from one adjudication to the next,
-the game's first phase left out: it pays the start-up), the seat-call waves a phase waits for in
-series (calls per phase / seats), and requests in flight at the endpoint (peak; mean over the
-time at least one is in flight). The same shipped game is also played with the limits before
+Reported per game shape (shipped; one negotiation round; orders only; the diaries asked with
+the orders, `diplomacy.diary=with_orders`): wall per movement phase (the time from one
+adjudication to the next, the game's first phase left out: it pays the start-up), calls per
+phase / seats, the waves of calls a movement phase waits for in series (requests that reach the
+endpoint together, from its request log) and the overhead per wave beyond the latency, and
+requests in flight at the endpoint (peak; mean over the time at least one is in flight). The same shipped game is also played with the limits before
 this change (4 calls per endpoint, LangGraph's default thread pool of cores + 4) for a
 before/after in one run. CPU per movement phase with the instant scripted decider comes from
 two scripted games (to 1902 minus to 1901, over the movement phases between).
@@ -37,6 +39,7 @@ from benchmarks.common import (
     target,
     targets_table,
 )
+from benchmarks.phase_timeline import waves_of
 
 NAME = "seats_at_once"
 LATENCY_S = 0.5
@@ -50,6 +53,8 @@ SHAPES = {
     "shipped": [],  # 2 negotiation rounds, diaries, orders
     "one negotiation round": ["diplomacy.negotiation_rounds=1"],
     "orders only": ["diplomacy.negotiation_rounds=0", "diplomacy.diary=false"],
+    # the diaries asked in the orders' step: the orders read the diary of the phase before
+    "diaries with orders": ["diplomacy.diary=with_orders"],
 }
 BASE = ["diplomacy.maps=none"]
 
@@ -86,13 +91,16 @@ def endpoint_game(endpoint: Any, overrides: list[str], year: int, workdir: Path)
     from wargraph.runs.runner import play
 
     marks: list[tuple[float, str]] = []
+    clock: list[float] = []  # the same marks in the endpoint's request log's clock
 
     def progress(node: str, values: dict[str, Any]) -> None:
         if node == "adjudicate":
             marks.append((time.perf_counter(), _adjudicated(values)))
+            clock.append(time.time())
 
     folder = workdir / f"g{len(list(workdir.iterdir()))}"
     endpoint.stats()  # the peak counts from here
+    endpoint.requests()  # and the request log
     first = endpoint.stats()
     start = time.perf_counter()
     play(
@@ -105,8 +113,17 @@ def endpoint_game(endpoint: Any, overrides: list[str], year: int, workdir: Path)
     )
     wall = time.perf_counter() - start
     last = endpoint.stats()
+    log = endpoint.requests()
     spans = [(t - marks[i - 1][0], name) for i, (t, name) in enumerate(marks) if i > 0]
     moves = [s for s, name in spans if name.endswith("M")]
+    # the waves of each timed movement phase: requests that reach the endpoint together
+    move_waves = [
+        len(waves_of([r for r in log if clock[i - 1] <= r["arrived"] < clock[i]]))
+        for i, (_, name) in enumerate(marks)
+        if i > 0 and name.endswith("M")
+    ]
+    waves = statistics.mean(move_waves) if move_waves else None
+    wall = statistics.mean(moves) if moves else None
     requests = last["requests"] - first["requests"]
     busy = last["busy_s"] - first["busy_s"]
     phases = len(marks)
@@ -114,9 +131,13 @@ def endpoint_game(endpoint: Any, overrides: list[str], year: int, workdir: Path)
         "game_s": round(wall, 2),
         "phases": phases,
         "movement_phases_timed": len(moves),
-        "wall_per_phase_s": round(statistics.mean(moves), 3) if moves else None,
+        "wall_per_phase_s": round(wall, 3) if wall else None,
         "requests": requests,
         "waves_per_phase": round(requests / max(1, phases) / SEATS, 2),
+        "waves_per_movement_phase": round(waves, 2) if waves else None,
+        "overhead_per_wave_s": round((wall - LATENCY_S * waves) / waves, 3)
+        if wall and waves
+        else None,
         "peak_in_flight": last["peak_in_flight"],
         "mean_in_flight": round((last["in_flight_s"] - first["in_flight_s"]) / busy, 2)
         if busy
@@ -206,8 +227,11 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         targets=targets,
         notes=[
             "wall per movement phase: adjudication to adjudication, the first phase left out",
-            "waves per phase: requests / phases / 7 seats, the calls a phase waits for in series"
-            " (all phases, so winters pull it down); each wave costs at least the latency",
+            "waves per phase: requests / phases / 7 seats (all phases, so winters pull it down;"
+            " a seat's questions asked together count apart)",
+            "waves per movement phase: the calls a phase waits for in series, from the endpoint's"
+            " request log (each seat's calls in order, those held there together counted once);"
+            " each costs at least the latency; overhead per wave: (wall - waves x latency) / waves",
             "mean in flight: integral of requests in flight over the time at least one was",
         ],
     )
@@ -223,6 +247,8 @@ def show_tables(p: dict[str, Any]) -> None:
             ai["wall_s"],
             1.0,
             "-",
+            "-",
+            "-",
             ai["peak"],
             ai["mean"],
         ]
@@ -236,6 +262,8 @@ def show_tables(p: dict[str, Any]) -> None:
                 wall,
                 wall / ai["wall_s"] if wall else None,
                 r["waves_per_phase"],
+                r.get("waves_per_movement_phase"),
+                r.get("overhead_per_wave_s"),
                 r["peak_in_flight"],
                 r["mean_in_flight"],
             ]
@@ -244,7 +272,17 @@ def show_tables(p: dict[str, Any]) -> None:
         rich_table(
             f"Diplomacy to {p['max_year']}, seven seats on a {p['latency_s'] * 1000:.0f} ms "
             "loopback endpoint",
-            ["game", "limits", "s / movement phase", "x AI_Dipl.", "waves", "peak", "mean"],
+            [
+                "game",
+                "limits",
+                "s / movement phase",
+                "x AI_Dipl.",
+                "calls/7",
+                "waves",
+                "overhead / wave",
+                "peak",
+                "mean",
+            ],
             rows,
             caption=f"CPU per movement phase, scripted: {p['cpu']['cpu_per_phase_s']} s "
             f"(AI_Diplomacy {ai['cpu_s']} s with an instant stub)",

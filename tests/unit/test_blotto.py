@@ -17,9 +17,7 @@ from wargraph.games.blotto.world import (
     SCHEMA,
     BlottoScenario,
     check_allocation,
-    even_split,
     record_measures,
-    scale_down,
     score_fronts,
 )
 from wargraph.kernel.context import GameContext
@@ -28,6 +26,7 @@ from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
 from wargraph.seats.deciders import parse_answer
 from wargraph.seats.schemas import flat_json_schema, schema_for
+from wargraph.worlds import even_split, scale_down
 
 FRONTS = ["west", "centre", "east"]
 POINTS = {"west": 1.0, "centre": 1.0, "east": 2.0}

@@ -73,7 +73,7 @@ def blotto_ask(last: dict) -> dict:
     return {
         "id": "b",
         "task": "allocate",
-        "schema": "blotto_allocation",
+        "schema": "allocation",
         "fallback": {"west": 4, "centre": 3, "east": 3},
         "facts": {
             "side": "north",

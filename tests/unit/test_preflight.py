@@ -181,3 +181,44 @@ def test_resume_on_another_model_is_recorded_and_listed(tmp_path):
     (row,) = list_games(db)
     assert row.models == f"openai:fake@{first.url}; from round 1: openai:fake@{second.url}"
     assert listed.exit_code == 0 and "models" in listed.output
+
+
+def _experiment(tmp_path: Path, model: str, judge: str | None = None) -> Path:
+    path = tmp_path / "study.yaml"
+    data: dict[str, Any] = {
+        "name": "study",
+        "scenario": str(two_seats(tmp_path)),
+        "runs": 2,
+        "model": "scripted",
+        "grid": {"north": {"local": {}, "remote": {"role_models.north": model}}},
+    }
+    if judge:
+        data["questions"] = [{"id": "war", "text": "Was there a war?"}]
+        data["judge"] = {"model": judge}
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_an_experiment_whose_model_cannot_answer_plays_no_game(tmp_path):
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    out = tmp_path / "exp"
+    res = CliRunner().invoke(
+        app, ["experiment", str(_experiment(tmp_path, f"openai:qwen@{url}")), "--out", str(out)]
+    )
+    assert res.exit_code == 2, res.output
+    text = _one_line(res.output)
+    assert url in text and "unreachable" in text and "condition remote: north" in text, text
+    assert "no game of the experiment was played" in text and "Traceback" not in res.output
+    assert not (out / "games").exists()
+
+
+def test_an_experiment_checks_its_judge_too(tmp_path):
+    from wargraph.evals.experiment.preflight import models_of, preflight_experiment
+    from wargraph.evals.experiment.spec import ExperimentError, load_experiment
+
+    exp = load_experiment(_experiment(tmp_path, "scripted", judge="gguf:/nope.gguf"))
+    users = models_of(exp)
+    assert users["gguf:/nope.gguf"] == ["the judge"]
+    assert users["scripted"][0].startswith("condition local: north, south")
+    with pytest.raises(ExperimentError, match="the judge.*no such GGUF file"):
+        preflight_experiment(exp)

@@ -9,12 +9,12 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from wargraph.games.blotto.world import allocation_schema
 from wargraph.games.diplomacy.schemas import diary_schema, messages_schema
 from wargraph.seats.agents import ReviewAnswer
 from wargraph.seats.deciders import parse_answer
 from wargraph.seats.schemas import flat_json_schema
 from wargraph.seats.terminal_form import fill_in, pick
+from wargraph.worlds import allocation_schema
 
 POWERS = ["GLOBAL", "AUSTRIA", "ENGLAND", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 

@@ -101,12 +101,46 @@ def test_who_knew_what_follows_the_prompts(crisis):
 
 def test_costs_and_replay_commands(crisis):
     data = payload_of(write_view(crisis / "run", db="games.sqlite"))
-    assert sum(c["calls"] for c in data["costs"].values()) == len(data["calls"]) > 0
+    # a scripted game makes no model call: its answers are counted apart, never as calls
+    answered = [c for c in data["calls"] if c["ev"] in ("scripted", "script", "human")]
+    assert sum(c["other_answers"] for c in data["costs"].values()) == len(answered) > 0
+    assert sum(c["calls"] for c in data["costs"].values()) == 0
     assert data["costs"]["control"]["models"] == ["scripted"]
     first = next(p for p in data["phases"] if p["round"] == 2)
     assert first["replay"] == (
         "wargraph replay --db games.sqlite --thread crisis-view --phase 2 --runs 3"
     )
+
+
+def test_costs_count_model_calls_and_other_answers_apart():
+    from wargraph.view.payload import costs
+
+    def line(ev, role="north", attempt=1):
+        return {
+            "role": role,
+            "ev": ev,
+            "pt": 10,
+            "ct": 5,
+            "lat": 0.5,
+            "attempt": attempt,
+            "model": "m",
+        }
+
+    rows = costs(
+        [
+            line("call"),
+            line("call", attempt=2),
+            line("scripted"),
+            line("human"),
+            line("script"),
+            line("fallback"),
+        ],
+        ["north", "south"],
+    )
+    north = rows["north"]
+    assert (north["calls"], north["reasked"], north["other_answers"]) == (2, 1, 3)
+    assert (north["prompt_tokens"], north["latency_s"], north["fallbacks"]) == (20, 1.0, 1)
+    assert rows["south"]["calls"] == rows["south"]["other_answers"] == 0
 
 
 def test_a_stored_game_is_shown_from_its_store(crisis, tmp_path):

@@ -431,9 +431,11 @@ def _resolve(fam: Family, field: str) -> Any:
         except (ImportError, AttributeError, PluginError) as exc:
             raise FamilyError(f"{what} cannot be loaded ({exc})") from None
         if kind == CLASS:
-            from wargraph.kernel.scenario import Scenario
-
-            if not (isinstance(found, type) and issubclass(found, Scenario)):
+            # Read, not imported: the scenario module imports this registry. A class that
+            # subclasses Scenario was made after that module loaded, so it is there to read.
+            scenario = sys.modules.get("wargraph.kernel.scenario")
+            base = getattr(scenario, "Scenario", None)
+            if not (isinstance(found, type) and base is not None and issubclass(found, base)):
                 raise FamilyError(f"{what} is not a subclass of wargraph.kernel.scenario.Scenario")
         elif not callable(found):
             raise FamilyError(f"{what} is not a function")

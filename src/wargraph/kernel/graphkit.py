@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 from wargraph.kernel.context import GameContext, context_of
+from wargraph.kernel.phase import PhaseFn, PhaseSpec, phase_spec
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.kernel.state import CLEAR, GameInput, GameState, make_event
 from wargraph.kernel.table import Table, scenario_of
@@ -28,7 +29,8 @@ from wargraph.seats.agents import agent_node_name, make_agent_node, newest_check
 from wargraph.seats.asks import Ask
 
 S = TypeVar("S", bound=Scenario)
-Phase = Callable[[GameState, Table], dict[str, Any]]
+# a phase: a plain function of a game's own, or one declared with the seats it asks
+Phase = PhaseSpec | PhaseFn
 # A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).
 GameGraph = StateGraph[Any, GameContext, Any, Any]
 SEAT_RETRY = RetryPolicy(max_attempts=2, initial_interval=0.5)
@@ -223,8 +225,8 @@ def checked(route: Callable[[KitState], Any], node: str, targets: list[str]) -> 
 
 
 def seats_of(fn: Phase, scenario: Scenario | None, world: World, roster: list[str]) -> list[str]:
-    """The seats a phase may ask (declared on the node with `nodes.seats.asks`)."""
-    declared = getattr(fn, "seats", None)
+    """The seats a phase may ask (declared with `nodes.seats.asks`: a PhaseSpec)."""
+    declared = phase_spec(fn).seats
     if declared is None or scenario is None:
         return list(roster)
     return [r for r in declared(scenario, world) if r in roster]
@@ -265,7 +267,7 @@ def build_game(
     finish = closing[0] if closing else END
     for name, fn in phases.items():
         targets: list[str] = [agent_node_name(r) for r in seats[name]]
-        if getattr(fn, "loops", False):
+        if phase_spec(fn).loops:
             targets.append(name)
         if name in closing:
             i = closing.index(name)

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 import yaml
 from pydantic import (
@@ -22,7 +22,12 @@ from pydantic import (
     model_validator,
 )
 
+import wargraph.kernel.families as families
+from wargraph.kernel.script_shape import check_script
 from wargraph.runs.userfiles import UserFileError, read_regular
+
+if TYPE_CHECKING:
+    from wargraph.kernel.table import Table
 
 Kind = Literal["ai", "human", "scripted"]
 MemoryPolicy = Literal["full", "last_round", "diary"]
@@ -94,8 +99,6 @@ class Role(BaseModel):
     @field_validator("script")
     @classmethod
     def _playable_script(cls, value: Any) -> Any:
-        from wargraph.seats.script import check_script
-
         return None if value is None else check_script(value, "script")
 
     @property
@@ -186,6 +189,13 @@ class Scenario(BaseModel):
     questions: list[DebriefQuestion] = Field(default_factory=list)
     flow: FlowSpec | None = None
 
+    # What a family's class declares of its scenarios instead of writing a validator (checked
+    # after the common checks; a message names the family): how many players it takes (fewest,
+    # most), and whether a scenario may give teams or a flow section
+    player_count: ClassVar[tuple[int, int] | None] = None
+    allows_teams: ClassVar[bool] = True
+    allows_flow: ClassVar[bool] = True
+
     @model_validator(mode="after")
     def _names_and_teams(self) -> Scenario:
         for name, role in self.players.items():
@@ -208,7 +218,19 @@ class Scenario(BaseModel):
             if team.leader not in self.players:
                 raise ValueError(f"teams.{tname}.leader: unknown player {team.leader!r}")
         self._check_team_cycles()
+        self._check_declared()
         return self
+
+    def _check_declared(self) -> None:
+        game, n = self.family.capitalize(), len(self.players)
+        if self.player_count and not self.player_count[0] <= n <= self.player_count[1]:
+            fewest, most = self.player_count
+            count = f"exactly {fewest}" if fewest == most else f"{fewest} to {most}"
+            raise ValueError(f"players: {game} needs {count} sides (got {n})")
+        if self.teams and not self.allows_teams:
+            raise ValueError(f"teams: in {game} every side is one player; remove the teams")
+        if self.flow is not None and not self.allows_flow:
+            raise ValueError(f"flow: a {game} game has its own phases; remove the flow section")
 
     def _check_names(self) -> None:
         if not self.players:
@@ -303,13 +325,27 @@ class Scenario(BaseModel):
         return 0 if not subs else 1 + max(self.team_depth(s) for s in subs)
 
 
+class Section(BaseModel):
+    """A family's own section of its scenarios (`blotto:`): unknown keys are errors, and a part
+    reads it with `MySection.of(table)` (the scenario's field of this class)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def of(cls, table: Table | Scenario) -> Self:
+        scenario = table if isinstance(table, Scenario) else table.scenario
+        for name in type(scenario).model_fields:
+            value = getattr(scenario, name)
+            if isinstance(value, cls):
+                return value
+        raise ScenarioError(f"a {scenario.family!r} scenario has no {cls.__name__} section")
+
+
 # --- loading -----------------------------------------------------------------------------
 
 
 def scenario_class(family: str) -> type[Scenario]:
     """The scenario class of a family, from the registry (`src/wargraph/kernel/families.py`)."""
-    import wargraph.kernel.families as families
-
     try:
         return families.scenario_class(family)
     except families.FamilyError as err:
@@ -318,8 +354,6 @@ def scenario_class(family: str) -> type[Scenario]:
 
 def shipped_scenarios() -> dict[str, Path]:
     """Scenario files shipped by every registered family (plug-ins included), by name."""
-    import wargraph.kernel.families as families
-
     return families.shipped_scenarios()
 
 
@@ -330,8 +364,6 @@ def _looks_like_path(name_or_path: str) -> bool:
 def resolve_path(name_or_path: str) -> Path:
     """A path (it holds a `/` or ends in .yaml/.yml) is that file; a bare name is the shipped
     scenario of that name, else a file of that name in the working folder."""
-    import wargraph.kernel.families as families
-
     path = Path(name_or_path)
     found = None if _looks_like_path(name_or_path) else families.find_shipped(name_or_path)
     if found is not None:
@@ -355,8 +387,6 @@ class ScenarioNote(UserWarning):
 
 def shadow_note(name_or_path: str) -> str | None:
     """When a bare shipped name also names a local file or folder, say which one is used."""
-    import wargraph.kernel.families as families
-
     if _looks_like_path(name_or_path) or families.find_shipped(name_or_path) is None:
         return None
     local = (name_or_path, f"{name_or_path}.yaml", f"{name_or_path}.yml")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -167,6 +168,11 @@ class Table:
         if script is not None and kind == "scripted":  # a person's seat answers for itself
             seat["script"] = script
         return seat
+
+    def bot_facts(self, role: str, facts: Callable[[], dict[str, Any]]) -> dict[str, Any] | None:
+        """`facts()` when a bot plays `role` (`Question.facts`), else None: a model's ask does
+        not carry them."""
+        return facts() if is_bot(self.seat(role).get("model")) else None
 
     def profile(self, role: str) -> Profile:
         """The model profile a seat plays under (wargraph.models.profiles)."""

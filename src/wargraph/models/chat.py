@@ -368,6 +368,10 @@ def endpoint_limit(ref: ModelRef) -> threading.BoundedSemaphore:
 
 
 _CHAT_CACHE: dict[tuple, BaseChatModel] = {}
+# One build at a time: the seats of a step ask for their first model together, and each build
+# of an OpenAI-compatible client (an HTTP client with a TLS context, ~0.15 s of CPU each) that
+# raced another's was paid again, seven times over in a Diplomacy game's first step.
+_CHAT_BUILD = threading.Lock()
 _policy: Callable[[ModelRef], None] | None = None
 
 
@@ -391,10 +395,23 @@ def chat_model(
     if _policy is not None:
         _policy(ref)
     key = (str(ref), temperature, max_tokens, seed, timeout)
-    if key in _CHAT_CACHE:
-        return _CHAT_CACHE[key]
+    found = _CHAT_CACHE.get(key)
+    if found is not None:
+        return found
     if ref.provider in ("scripted", "bot"):
         raise ModelRefError(f"{ref} is scripted: it has no chat model")
+    with _CHAT_BUILD:
+        found = _CHAT_CACHE.get(key)  # built by a seat that held the lock first
+        if found is None:
+            found = _CHAT_CACHE[key] = _build_chat_model(
+                ref, temperature, max_tokens, seed, timeout
+            )
+    return found
+
+
+def _build_chat_model(
+    ref: ModelRef, temperature: float, max_tokens: int, seed: int, timeout: float
+) -> BaseChatModel:
     if ref.provider in ("embedded", "gguf"):
         path = str(embedded_model_path()) if ref.provider == "embedded" else ref.name
         model: BaseChatModel = LlamaCppChat(
@@ -411,7 +428,6 @@ def chat_model(
             timeout=timeout,
             max_retries=0,  # the decider retries with back-off and records each fault
         )
-    _CHAT_CACHE[key] = model
     return model
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, create_model
 
 from wargraph.kernel.choices import one_of
+from wargraph.kernel.parts.allocation import ALLOCATION, allocation_schema
 from wargraph.seats.schemas import register_schema
 
 
@@ -83,3 +84,4 @@ register_schema("diary", Diary)
 register_schema("answer", FreeAnswer)
 register_schema("choice", choice_schema)
 register_schema("messages", messages_schema)
+register_schema(ALLOCATION, allocation_schema)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from wargraph.kernel.phase import PhaseFn, PhaseSpec, SeatsOf
 
 if TYPE_CHECKING:
     from wargraph.kernel.scenario import Scenario
     from wargraph.kernel.world import World
-
-SeatsOf = Callable[["Scenario", "World"], list[str]]
 
 
 def nobody(scenario: Scenario, world: World) -> list[str]:
@@ -28,13 +28,11 @@ def everyone(scenario: Scenario, world: World) -> list[str]:
     return list(scenario.roles)
 
 
-def asks(seats: SeatsOf, *, loops: bool = False) -> Callable[[Any], Any]:
-    """Mark a phase function with the seats it may ask (and whether it may run itself again
-    before the next phase, as negotiation exchanges do)."""
+def asks(seats: SeatsOf, *, loops: bool = False) -> Callable[[PhaseFn], PhaseSpec]:
+    """Declare a phase function with the seats it may ask (and whether it may run itself again
+    before the next phase, as negotiation exchanges do): the function becomes a `PhaseSpec`."""
 
-    def mark(fn: Any) -> Any:
-        fn.seats = seats
-        fn.loops = loops
-        return fn
+    def declare(fn: PhaseFn) -> PhaseSpec:
+        return PhaseSpec(fn, seats=seats, loops=loops)
 
-    return mark
+    return declare

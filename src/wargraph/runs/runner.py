@@ -29,8 +29,8 @@ from wargraph.kernel.scenario import (
     resolve_path,
     validate_data,
 )
+from wargraph.kernel.script_shape import check_script
 from wargraph.runs.records import build_record, write_record
-from wargraph.seats.script import check_script
 from wargraph.store.errors import StoreError, describe, is_url
 from wargraph.store.lease import Lease, lease
 from wargraph.store.saver import Saver, open_saver

@@ -12,8 +12,10 @@ Studio read a seat as before (`seat_graph` declares that shape)."""
 
 from __future__ import annotations
 
+import contextvars
 import copy
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Annotated, Any, TypedDict, cast
 
@@ -38,10 +40,17 @@ from pydantic import BaseModel
 
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.views import render_memory
+from wargraph.models.chat import seats_act_together
 from wargraph.models.faults import current_thread_id
 from wargraph.runs.trace import record_call, served_path
 from wargraph.seats.asks import Ask, Decision, Seat
-from wargraph.seats.deciders import INTERRUPT_VERSION, decider_for, parse_answer, user_prompt
+from wargraph.seats.deciders import (
+    INTERRUPT_VERSION,
+    LLMDecider,
+    decider_for,
+    parse_answer,
+    user_prompt,
+)
 from wargraph.seats.schemas import flat_json_schema, schema_for
 from wargraph.seats.script import script_decision
 
@@ -137,7 +146,10 @@ def decide(state: AgentState) -> dict[str, Any]:
     used = dict(state.get("script_used") or {})
     # a served game names no file (requests may not): the server's folder keeps one per thread
     trace_path = context_of(get_runtime(GameContext)).trace_path or served_path(current_thread_id())
-    for ask in state.get("asks", []):
+    asks = state.get("asks", [])
+    if len(asks) > 1 and all(_model_seat(a) for a in asks):
+        return {"answers": _decide_together(asks, trace_path, state.get("memory", []))}
+    for ask in asks:
         memory = seat_notes(state.get("memory", []), ask)
         seat: Seat = {**ask.get("seat", {}), "trace_path": trace_path}
         schema = schema_for(ask)
@@ -179,6 +191,30 @@ def decide(state: AgentState) -> dict[str, Any]:
     if any("script" in ask.get("seat", {}) for ask in state.get("asks", [])):
         return {"answers": answers, "script_used": used}
     return {"answers": answers}
+
+
+def _model_seat(ask: Ask) -> bool:
+    """A seat a model answers: not a person (asked in turn, by interrupts), a script, a bot or
+    the scripted stand-in (instant)."""
+    seat = ask.get("seat", {})
+    return "script" not in seat and isinstance(decider_for(seat), LLMDecider)
+
+
+def _decide_together(
+    asks: list[Ask], trace_path: str | None, memory: list[dict[str, Any]]
+) -> dict[str, Decision]:
+    """A model seat's questions of one step asked at once (a Diplomacy power's diary entry and
+    its yearly digest): none sees another's answer, so asked one after the other they only cost
+    a latency more each. Each runs in a copy of this context (the game's thread id, the run)."""
+
+    def one(ask: Ask) -> Decision:
+        seat: Seat = {**ask.get("seat", {}), "trace_path": trace_path}
+        notes = seat_notes(memory, ask)
+        return decider_for(seat).decide(ask, schema_for(ask), memory=notes)
+
+    with ThreadPoolExecutor(max_workers=len(asks), thread_name_prefix="seat-ask") as pool:
+        futures = [pool.submit(contextvars.copy_context().run, one, ask) for ask in asks]
+        return {ask["id"]: f.result() for ask, f in zip(asks, futures, strict=True)}
 
 
 def review(state: AgentState) -> dict[str, Any]:
@@ -441,7 +477,10 @@ def make_agent_node(role: str) -> Runnable:
     thread (its model calls are sync)."""
 
     def asked(payload: dict[str, Any]) -> list[Ask]:
-        return [a for a in payload.get("asks", []) if a["role"] == role]
+        step = payload.get("asks", [])
+        # every ask of the step may be in flight at once (a seat asks its questions together)
+        seats_act_together(len(step))
+        return [a for a in step if a["role"] == role]
 
     def recorded(payload: dict[str, Any]) -> str | None:
         return (payload.get("seat_checkpoints") or {}).get(agent_node_name(role))

@@ -17,43 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from wargraph.kernel.script_shape import Script, ScriptError, check_script
+
 if TYPE_CHECKING:
     from wargraph.seats.asks import Ask, Decision
-
-Script = list[Any] | dict[str, Any]
-
-
-class ScriptError(ValueError):
-    """A script that cannot be read or whose answer the question's schema refuses."""
-
-
-def _answer_ok(answer: Any) -> bool:
-    return isinstance(answer, dict | str | int | float | bool)
-
-
-def check_script(script: Any, where: str) -> Script:
-    """The script itself when its shape is one a seat can play, else a one-line ScriptError."""
-    if isinstance(script, list):
-        bad = [i for i, a in enumerate(script, 1) if not _answer_ok(a)]
-        if bad:
-            raise ScriptError(
-                f"{where}: answer {bad[0]} is a {type(script[bad[0] - 1]).__name__}; "
-                "expected an object of the answer's fields or one value"
-            )
-        return script
-    if isinstance(script, dict):
-        for task, answers in script.items():
-            for i, a in enumerate(answers if isinstance(answers, list) else [answers], 1):
-                if not _answer_ok(a):
-                    raise ScriptError(
-                        f"{where}: task {task!r} answer {i} is a {type(a).__name__}; "
-                        "expected an object of the answer's fields or one value"
-                    )
-        return script
-    raise ScriptError(
-        f"{where}: a script is a list of answers or a mapping of task to answers, "
-        f"not {type(script).__name__}"
-    )
 
 
 def load_script(path: str | Path, where: str = "") -> Script:

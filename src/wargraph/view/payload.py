@@ -181,7 +181,13 @@ def knowledge(
             ev["seen"] = seen
 
 
+# answers no model gave: the scripted decider, a seat's script, a person
+NOT_MODEL = ("scripted", "human", "script", "script-ended")
+
+
 def costs(calls: list[dict[str, Any]], seats: list[str]) -> dict[str, dict[str, Any]]:
+    """Per seat: model calls (a re-ask is a call of its own) with their tokens and seconds, and
+    apart from them the answers no model gave, so a scripted or a person's seat costs nothing."""
     out: dict[str, dict[str, Any]] = {}
     for s in [*seats, *(c["role"] for c in calls)]:
         out.setdefault(
@@ -194,12 +200,15 @@ def costs(calls: list[dict[str, Any]], seats: list[str]) -> dict[str, dict[str, 
                 "reasked": 0,
                 "fallbacks": 0,
                 "faults": 0,
+                "other_answers": 0,
                 "models": [],
             },
         )
     for c in calls:
         row = out[c["role"]]
-        if c["ev"] in ("call", "scripted", "human"):
+        if c["ev"] in NOT_MODEL:
+            row["other_answers"] += 1
+        elif c["ev"] == "call":
             row["calls"] += 1
             row["prompt_tokens"] += c["pt"]
             row["completion_tokens"] += c["ct"]

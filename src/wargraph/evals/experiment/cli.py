@@ -12,6 +12,7 @@ from types import FrameType
 from typing import Any, NoReturn, TypeVar
 
 from wargraph.evals.experiment.plan import conditions_of
+from wargraph.evals.experiment.preflight import preflight_experiment
 from wargraph.evals.experiment.run import run_experiment
 from wargraph.evals.experiment.spec import ExperimentError, load_experiment
 from wargraph.kernel.scenario import ScenarioError
@@ -107,6 +108,8 @@ def run_from_cli(
             if ray:  # Ray's worker processes on this machine inherit the variable
                 os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = endpoint_env_with(calls_per_endpoint)
         out_dir = Path(out) if out else Path("runs") / "experiments" / exp.name
+        with console.status("checking the models ..."):
+            preflight_experiment(exp)
         n = len(conditions_of(exp)) * exp.runs
         where = f"as Ray tasks on {ray}" if ray else f"{exp.concurrency} at a time"
         where += f", at most {endpoint_concurrency()} calls at once per endpoint"

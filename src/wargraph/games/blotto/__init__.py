@@ -1,7 +1,5 @@
-"""Colonel Blotto: forces across fronts under a budget. This package is the whole family:
-`world` (scenario, World, measures), `graph` (build), `panels` (allocations in `wargraph view`),
-`bots`, `prompts/`, `scenarios/`. This module holds only its entry, `FAMILY`: reading it imports
-no game code."""
+"""Colonel Blotto: forces across fronts under a budget. The family's entry alone (reading it
+imports no game code); beside it `world`, `graph`, `panels`, `bots`, `prompts/`, `scenarios/`."""
 
 from wargraph.kernel.families import Bot, Family
 
@@ -15,7 +13,7 @@ FAMILY = Family(
     prompts="wargraph.games.blotto.prompts",
     description="Colonel Blotto: forces across fronts under a budget",
     view_panels="wargraph.games.blotto.panels:panels",
-    seat_world="wargraph.games.blotto.seat_world:panels",  # the seat page's board
+    seat_world="wargraph.games.blotto.panels:seat_world",  # the seat page's board
     measures="wargraph.games.blotto.world:record_measures",
     bots=(
         Bot("fixed", f"{_BOTS}:fixed_split", "the same uneven split every round"),

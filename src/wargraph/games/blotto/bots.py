@@ -13,38 +13,22 @@ import itertools
 import random
 from typing import Any
 
-ALLOCATION_TASKS = ("allocate", "orders", "revise")
+from wargraph.worlds import spread
 
 
 def _facts(ask: dict[str, Any]) -> dict[str, Any] | None:
-    facts = ask.get("facts")
-    if not facts or ask.get("schema") != "blotto_allocation":
-        return None
-    return facts
-
-
-def _spread(fronts: dict[str, float], budget: int, weights: dict[str, float]) -> dict[str, int]:
-    """Whole units in proportion to weights, largest remainders first (front order on ties)."""
-    total = sum(weights.values()) or 1
-    exact = {f: budget * weights.get(f, 0) / total for f in fronts}
-    out = {f: int(v) for f, v in exact.items()}
-    rest = budget - sum(out.values())
-    for f in sorted(fronts, key=lambda f: -(exact[f] - out[f]))[:rest]:
-        out[f] += 1
-    return out
+    """The facts of a Blotto allocation ask (the fronts with their points), else None."""
+    facts = ask.get("facts") or {}
+    return facts if "fronts" in facts and "budget" in facts else None
 
 
 def fixed_split(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
     facts = _facts(ask)
-    if facts is None:
-        return None
-    return _spread(facts["fronts"], int(facts["budget"]), facts["fronts"])
+    return None if facts is None else spread(facts["fronts"], int(facts["budget"]))
 
 
 def even(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
-    if _facts(ask) is None:
-        return None
-    return dict(ask["fallback"])
+    return None if _facts(ask) is None else dict(ask["fallback"])
 
 
 def best_response(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
@@ -64,7 +48,5 @@ def best_response(ask: dict[str, Any], rng: random.Random) -> dict[str, Any] | N
             if cost <= budget:
                 best = max(best, (sum(fronts[f] for f in combo), -cost, combo))
     out = {f: (need[f] if f in best[2] else 0) for f in fronts}
-    left = budget - sum(out.values())
-    for f, extra in _spread(fronts, left, {f: fronts[f] for f in best[2] or fronts}).items():
-        out[f] += extra
-    return out
+    left = spread({f: fronts[f] for f in best[2] or fronts}, budget - sum(out.values()))
+    return {f: units + left.get(f, 0) for f, units in out.items()}

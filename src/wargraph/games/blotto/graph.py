@@ -1,10 +1,6 @@
-"""Colonel Blotto (a campaign over named fronts), composed from the phase library and the Blotto
-world (`src/wargraph/games/blotto/world.py`); the walk-through is docs/new-game.md.
-
-Each round: negotiate (messages between sides) -> summarize (a private diary) -> order (one whole
-number per front) -> secretary_validate (refuse with reasons, ask again, then scale down) ->
-adjudicate (code scores the fronts; the control narrates); after the last round, analyze.
-"""
+"""Colonel Blotto's round, from the phase library: negotiate -> summarize -> order (one whole
+number per front) -> secretary_validate -> adjudicate (the card phases); analyze after the last
+round. The rules are the world's (`world.py`); the walk-through is docs/new-game.md."""
 
 from __future__ import annotations
 

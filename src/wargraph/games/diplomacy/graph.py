@@ -5,7 +5,8 @@
     of legal orders per unit) -> secretary_validate (the engine checks the orders on a copy of the
     phase; refused orders go back with the reason, then the unit holds) -> adjudicate (the engine
     processes the phase), one engine phase per round until `diplomacy.max_year`; then analyze
-    (the game's scores and measures).
+    (the game's scores and measures). With `diplomacy.diary: with_orders` the diaries are asked
+    in the orders' step (`nodes.together`): the node `order` runs both.
 
 The rules live in `src/wargraph/games/diplomacy/` (`world.py` assembles the World from one module
 per part; the engine boundary beside them); critical state analysis in `replay.py` there, whose
@@ -20,14 +21,22 @@ from wargraph.games.diplomacy.world import DIPLOMACY, DiplomacyScenario
 from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs, family_scenario
 from wargraph.nodes.analyze import analyze
 from wargraph.nodes.library import CARD_PHASES
+from wargraph.nodes.together import together
 
 DEFAULT_SCENARIO = "diplomacy"
 
 
 def build(scenario: DiplomacyScenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
     sc = family_scenario(scenario, DiplomacyScenario, "diplomacy")
+    spine = dict(CARD_PHASES)
+    if sc.diplomacy.diary == "with_orders":
+        # the diaries asked in the orders' step: one model latency less per movement phase
+        spine = {name: fn for name, fn in spine.items() if name != "summarize"}
+        spine["order"] = together(
+            ("summarize", CARD_PHASES["summarize"]), ("order", spine["order"])
+        )
     return build_game(
-        dict(CARD_PHASES),
+        spine,
         roster=list(sc.roles),
         world=DIPLOMACY,
         scenario=sc,

@@ -45,8 +45,12 @@ class DiplomacyConfig(BaseModel):
     """Longest diary summary (intent and goals get half of it; the yearly digest up to double)."""
     instructions: dict[str, str] = Field(default_factory=dict)
     """Extra guidance for one power (e.g. a persuasion method), shown in its prompts as data."""
-    diary: bool = True
-    """Write diary entries before orders (off: orders only, e.g. for quick benchmarks)."""
+    diary: bool | Literal["with_orders"] = True
+    """Write diary entries before orders (off: orders only, e.g. for quick benchmarks).
+    with_orders: the diary entries and digests are asked in the same step as the orders, one
+    model latency less per movement phase; the orders then read the diary as it stood before
+    this phase (this phase's talks still in view, not the entry's intent, goals and
+    relationships written after them). docs/performance.md."""
     nearest: int = Field(default=2, ge=0, le=10)
     """Nearest foreign units and unowned centres listed in each unit block."""
     game_id: str = ""

@@ -5,7 +5,7 @@ from wargraph.kernel.parts.cast import Cast
 from wargraph.kernel.parts.debrief import Debrief
 from wargraph.kernel.parts.diary import Diary
 from wargraph.kernel.parts.opening import Opening
-from wargraph.kernel.parts.orders import FALLBACK_PLAN, Orders
+from wargraph.kernel.parts.orders import FALLBACK_PLAN, Orders, in_turn
 from wargraph.kernel.parts.press import Press
 from wargraph.kernel.parts.resolution import Narration, Resolution
 from wargraph.kernel.parts.secretary import Secretary
@@ -21,4 +21,5 @@ __all__ = [
     "Press",
     "Resolution",
     "Secretary",
+    "in_turn",
 ]

@@ -15,6 +15,14 @@ if TYPE_CHECKING:
     from wargraph.kernel.table import Table
 
 FALLBACK_PLAN = {"plan": "No new action this move; we keep our current posture and watch."}
+TURNS = ("", "in_turn", "others")
+
+
+def in_turn(table: Table) -> str:
+    """The round's seat in turn: the players in the scenario's order, one a round, round 1 the
+    first (a penholder, a proposer)."""
+    players = list(table.scenario.players)
+    return players[(table.round - 1) % len(players)]
 
 
 @dataclass(frozen=True)
@@ -28,9 +36,20 @@ class Orders:
     each answer's `events` are recorded before the next seat is asked, so the next seat's view
     (and `table.events` in `question`) shows the answers before it, as far as their audiences
     allow. False: every actor answers at once, on the same view."""
+    turn: str = ""
+    """Who acts in a turn-based round: "in_turn" the round's seat in turn (`in_turn`), "others"
+    every other player; "": the cast's actors of `order`."""
+
+    def __post_init__(self) -> None:
+        if self.turn not in TURNS:
+            raise ValueError(f"Orders.turn: {self.turn!r} is not one of {TURNS}")
 
     def actors(self, table: Table) -> list[str]:
-        """Who acts at this mount (default: the cast's actors of `order`)."""
+        """Who acts at this mount (default: the cast's actors of `order`, or by `turn`)."""
+        if self.turn == "in_turn":
+            return [in_turn(table)]
+        if self.turn == "others":
+            return [p for p in table.scenario.players if p != in_turn(table)]
         return table.world.cast.actors(table, ORDER)
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:

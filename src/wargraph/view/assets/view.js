@@ -495,9 +495,9 @@
     const d = state.data;
     pane.appendChild(el("h2", "", "Costs per seat"));
     const rows = Object.entries(d.costs).map(([seat, c]) => [
-      seat, c.calls, c.prompt_tokens, c.completion_tokens, c.latency_s.toFixed(2), c.reasked, c.fallbacks, c.faults, (c.models || []).join(", "),
+      seat, c.calls, c.prompt_tokens, c.completion_tokens, c.latency_s.toFixed(2), c.reasked, c.fallbacks, c.faults, c.other_answers || 0, (c.models || []).join(", "),
     ]);
-    pane.appendChild(table(["seat", "calls", "prompt tokens", "completion tokens", "seconds", "re-asked", "fallbacks", "faults", "models"], rows));
+    pane.appendChild(table(["seat", "model calls", "prompt tokens", "completion tokens", "seconds", "re-asked", "fallbacks", "faults", "answers not from a model", "models"], rows));
     pane.appendChild(el("h2", "", "Every call"));
     const shown = d.calls.filter((c) => seatVisible(c.role) || !d.seats.includes(c.role));
     const callRows = shown.slice(0, 5000).map((c) => [
