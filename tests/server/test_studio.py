@@ -100,7 +100,7 @@ def test_each_graph_shows_the_rounds_rhythm(game):
     # Path maps keep the drawing to the edges a phase can take (not every node to every node).
     assert ("setup", "agent_control") not in edges and len(edges) < 25
     xray = {n["id"] for n in api.assistants.get_graph(assistant, xray=True)["nodes"]}
-    assert {"agent_crimsonia:decide", "agent_crimsonia:review", "agent_crimsonia:remember"} <= xray
+    assert "agent_crimsonia:decide" in xray  # the seat's one step
 
 
 def test_the_run_settings_form_is_the_game_context(game):

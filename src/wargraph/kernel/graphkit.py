@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 from langgraph.channels import EphemeralValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from langgraph.types import RetryPolicy
 
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.phase import PhaseFn, PhaseSpec, phase_spec
@@ -24,7 +25,7 @@ from wargraph.kernel.table import Table, scenario_of
 from wargraph.kernel.world import NARRATIVE, World
 from wargraph.models.faults import new_game
 from wargraph.prompts import family_prompts
-from wargraph.seats.agents import agent_node_name, make_agent_node
+from wargraph.seats.agents import agent_node_name, make_agent_node, newest_checkpoints
 from wargraph.seats.asks import Ask
 
 S = TypeVar("S", bound=Scenario)
@@ -32,6 +33,7 @@ S = TypeVar("S", bound=Scenario)
 Phase = PhaseSpec | PhaseFn
 # A game's graph, run with a GameContext (a bare StateGraph is typed as having no context).
 GameGraph = StateGraph[Any, GameContext, Any, Any]
+SEAT_RETRY = RetryPolicy(max_attempts=2, initial_interval=0.5)
 
 
 class KitState(GameState, total=False):
@@ -40,6 +42,9 @@ class KitState(GameState, total=False):
     # are not copied into every later checkpoint; the seats' answers land in `pending`.
     asks: Annotated[list[Ask], EphemeralValue(list)]
     next: str
+    # each seat's own checkpoint (its notes) as of this state, by namespace: a game forked or
+    # replayed from an earlier state gives each seat its notes of then (seats/agents.py)
+    seat_checkpoints: Annotated[dict[str, str], newest_checkpoints]
 
 
 def opening_events(scenario: Scenario) -> list:
@@ -253,9 +258,8 @@ def build_game(
     seats = {name: seats_of(fn, scenario, world, roster) for name, fn in phases.items()}
     asked = [r for r in roster if any(r in s for s in seats.values())]
     for role in asked:
-        # no retry here: the seat retries its own `decide` (a second call of the seat's
-        # subgraph from one task would keep its history under another namespace)
-        g.add_node(agent_node_name(role), make_agent_node(role))
+        # a failed call is retried once: the seat's step runs again from its saved state
+        g.add_node(agent_node_name(role), make_agent_node(role), retry_policy=SEAT_RETRY)
     g.add_edge(START, "setup")
     g.add_conditional_edges(
         "setup", checked(route_phase, "setup", [order[0], END]), {order[0]: order[0], END: END}

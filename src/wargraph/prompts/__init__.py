@@ -70,10 +70,23 @@ def _root(family: str | None, package: str) -> Traversable:
         raise PromptError(f"the prompts package {package!r} cannot be found ({exc})") from None
 
 
+# Templates found, by the packages looked in, variant and name: finding one (its packages' files,
+# a plug-in's under its guard) cost ~80 us, some 75 times a Diplomacy phase. Read once per
+# process: a template edited on disk is seen by the next process.
+_found: dict[tuple[tuple[tuple[str | None, str], ...], str, str], str] = {}
+
+
 def load_prompt(name: str, variant: str = "v1", *, family: str | None = None) -> str:
     """The template `name` of `variant`, falling back to v1 when a variant does not override it;
     the family's own package (`family`, or the family whose phase is running) comes first."""
     packages = _packages(family or _family.get())
+    key = (tuple(packages), variant, name)
+    if key not in _found:
+        _found[key] = _find(name, variant, packages)
+    return _found[key]
+
+
+def _find(name: str, variant: str, packages: list[tuple[str | None, str]]) -> str:
     for owner, package in packages:
         root = _root(owner, package)
         for folder in (variant, "v1"):

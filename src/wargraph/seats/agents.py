@@ -1,17 +1,41 @@
-"""Agent seats: one node per role running its own subgraph, whose private memory persists in the
-role's own checkpoint namespace (`compile(checkpointer=True)`) and is never passed to others."""
+"""Agent seats: one node per role that asks the seat its questions of the step and keeps what it
+decided as its private notes, in the role's own checkpoint namespace (`agent_<role>`), never
+passed to others.
+
+The node does the seat's step itself (begin, decide, review, remember) and writes the seat's
+state once, as one checkpoint of that namespace through the game's checkpointer, rather than
+running a subgraph per step: a subgraph run (its loop, executor, task preparation, config and
+callback merging) cost about as much CPU as the rest of a scripted Diplomacy phase. The
+checkpoints keep the shape a `checkpoint_ns="agent_<role>"` subgraph wrote (its values, its
+parent in `metadata.parents`), so `get_state` of the namespace, `wargraph replay`, pruning and
+Studio read a seat as before (`seat_graph` declares that shape)."""
 
 from __future__ import annotations
 
 import contextvars
 import copy
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, TypedDict
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypedDict, cast
 
-from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
+from langchain_core.runnables.config import ensure_config, run_in_executor
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    empty_checkpoint,
+)
+from langgraph.checkpoint.base.id import uuid6
+from langgraph.constants import CONF, CONFIG_KEY_CHECKPOINTER
+from langgraph.errors import GraphInterrupt
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import get_runtime
-from langgraph.types import Command, RetryPolicy, interrupt
+from langgraph.types import interrupt
 from pydantic import BaseModel
 
 from wargraph.kernel.context import GameContext, context_of
@@ -29,6 +53,11 @@ from wargraph.seats.deciders import (
 )
 from wargraph.seats.schemas import flat_json_schema, schema_for
 from wargraph.seats.script import script_decision
+
+
+def newest_checkpoints(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
+    """Each seat's latest checkpoint, by namespace: seats of one step write theirs together."""
+    return {**(left or {}), **(right or {})}
 
 
 def upsert_memory(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
@@ -251,43 +280,188 @@ def remember(state: AgentState) -> dict[str, Any]:
     return {"memory": entries, "asks": done}
 
 
-def begin(state: AgentState) -> Command:
-    """Start this step's asks, or let an unfinished step go on. The seat is always entered here
-    (`enter`): asks the seat has not seen start `decide` afresh; the same asks mean the game is
-    resuming this step (a person answering, a crash, a retry), so whatever task was open runs on
-    beside this node and nothing is restarted; a finished step hands back its answers."""
-    incoming = state.get("incoming", [])
-    if [a["id"] for a in state.get("asks", [])] == [a["id"] for a in incoming]:
-        return Command(update={"incoming": []}, goto=END)
-    return Command(update={"asks": incoming, "answers": {}, "incoming": []}, goto="decide")
+def begin(state: AgentState, asks: list[Ask]) -> str:
+    """Where this step's asks start, from the seat's saved state: asks it has not seen are
+    decided afresh ("decide"); the same asks mean the game is resuming this step (a person
+    answering, a crash, a retry): drafts saved before a person's review go on to "review", and
+    a finished step (its asks kept as ids only) hands back its answers ("done")."""
+    saved = state.get("asks", [])
+    if [a["id"] for a in saved] != [a["id"] for a in asks]:
+        return "decide"
+    answered = state.get("answers", {})
+    if any(a["id"] not in answered for a in asks):
+        return "decide"  # a person's seat stopped inside `decide`: its answers replay
+    return "review" if any("task" in a for a in saved) else "done"
+
+
+class ReviewPending(Exception):
+    """A person must review this step's drafts: the seat's state to save before the interrupt
+    goes up, so that resuming asks no model again."""
+
+    def __init__(self, state: AgentState, stop: GraphInterrupt) -> None:
+        super().__init__("a person reviews the seat's drafts")
+        self.state = state
+        self.stop = stop
+
+
+def seat_step(state: AgentState, asks: list[Ask]) -> tuple[dict[str, Decision], AgentState | None]:
+    """The seat's step on its saved `state`: this step's answers, and the state to save after
+    it (None when the step had finished before and nothing changed). Raises `ReviewPending`
+    (drafts to save) or `GraphInterrupt` (a person's seat: its answers replay on resume)."""
+    where = begin(state, asks)
+    if where == "done":
+        return dict(state.get("answers", {})), None
+    current = cast(AgentState, {**state, "asks": asks})
+    if where == "decide":
+        current = cast(AgentState, {**current, **decide(current)})
+    try:
+        current = cast(AgentState, {**current, **review(current)})
+    except GraphInterrupt as stop:
+        if where == "review":
+            raise  # the drafts are saved already
+        raise ReviewPending(current, stop) from None
+    noted = remember(current)
+    current["memory"] = upsert_memory(current.get("memory"), noted["memory"])
+    current["asks"] = noted["asks"]
+    return dict(current.get("answers", {})), current
+
+
+# What a seat's checkpoint holds (AgentState without `incoming`, which is never saved).
+SEAT_VALUES = ("asks", "answers", "memory", "script_used")
+
+
+def _step_node(state: AgentState) -> dict[str, Any]:
+    """`seat_graph`'s one node: the seat's step (the game's agent node runs `seat_step`
+    itself, and saves what this node would return)."""
+    _, after = seat_step(state, state.get("incoming", []))
+    return {**(after or {}), "incoming": []}
 
 
 def build_agent() -> StateGraph:
     g = StateGraph(AgentState)
-    g.add_node("begin", begin, destinations=("decide", END))
-    # A failed call is retried here, inside the seat's one subgraph call per step.
-    g.add_node("decide", decide, retry_policy=RetryPolicy(max_attempts=2, initial_interval=0.5))
-    g.add_node("review", review)
-    g.add_node("remember", remember)
-    g.add_edge(START, "begin")
-    g.add_edge("decide", "review")
-    g.add_edge("review", "remember")
-    g.add_edge("remember", END)
+    g.add_node("decide", _step_node)
+    g.add_edge(START, "decide")
+    g.add_edge("decide", END)
     return g
 
 
-# One compiled subgraph serves every seat: `checkpointer=True` namespaces its persisted state by
-# the calling node's name (`agent_<role>`), so each role's memory stays its own.
-agent_graph = build_agent().compile(checkpointer=True)
+# The shape of a seat's checkpoints, as LangGraph reads them: a `checkpointer=True` subgraph,
+# namespaced by the node's name (`agent_<role>`). The agent node refers to it, so LangGraph
+# finds it as that node's subgraph (`get_state` of a seat's namespace, Studio's drawing and a
+# waiting seat's state); the game never runs it.
+seat_graph: CompiledStateGraph = build_agent().compile(checkpointer=True)
 
 
-def enter(asks: list[Ask]) -> Command:
-    """What the seat's subgraph is invoked with: always a `Command` to `begin` carrying this
-    step's asks (public API only). A `checkpointer=True` subgraph keeps the seat's history in its
-    own namespace and, when the game resumes, continues from its last checkpoint; a plain input
-    would then be ignored and a finished earlier step's answers handed back. A Command is applied
-    in both cases, and `begin` decides from the seat's own saved asks."""
-    return Command(update={"incoming": asks}, goto="begin")
+class SeatStore:
+    """A seat's state: the latest checkpoint of its namespace, read and written through the
+    game's checkpointer (none: the seat keeps nothing between steps, as a subgraph then did)."""
+
+    def __init__(self, config: RunnableConfig, recorded: str | None) -> None:
+        self.recorded = recorded  # the seat's checkpoint as of the game's state (None: none yet)
+        # the saver a game lends its nodes, as it lends a subgraph's (a name langgraph.constants
+        # exports for that); where the step runs from the runtime's execution info
+        self.saver: BaseCheckpointSaver | None = config.get(CONF, {}).get(CONFIG_KEY_CHECKPOINTER)
+        info = get_runtime(GameContext).execution_info
+        if info is None or info.thread_id is None:
+            self.saver = None
+        *outer, own = (info.checkpoint_ns if info else "").split("|")
+        # the node's namespace less its task id, as a `checkpointer=True` subgraph keeps one
+        # history per thread; its parent is the game's checkpoint this step runs under
+        self.ns = "|".join([*outer, own.split(":")[0]])
+        self.parents = {"|".join(outer): info.checkpoint_id} if info else {}
+        self.config: RunnableConfig = {
+            CONF: {"thread_id": str(info.thread_id) if info else None, "checkpoint_ns": self.ns},
+            # what a run names (langgraph-api's `run_id`) goes into the checkpoint's metadata
+            "metadata": dict(config.get("metadata") or {}),
+        }
+        self.saved: CheckpointTuple | None = None
+
+    def state(self, saved: CheckpointTuple | None) -> AgentState:
+        self.saved = saved
+        if saved is None:
+            return {}
+        values = saved.checkpoint["channel_values"]
+        return {k: values[k] for k in SEAT_VALUES if k in values}  # type: ignore[return-value]
+
+    def current(self, latest: CheckpointTuple | None) -> bool:
+        """Whether the namespace's latest checkpoint is the seat's state for this step: the one
+        the game's state records, or one written under the game's checkpoint this step runs
+        under (drafts before a review, or a finished step the game had not stored). Otherwise
+        the game was forked or replayed from an earlier state: the seat's state is the one
+        recorded then (none: the seat had not played yet). A seat saved before its checkpoints
+        were recorded (a subgraph's, with its `incoming` channel) is taken as it is."""
+        if latest is None or latest.checkpoint["id"] == self.recorded:
+            return True
+        if latest.metadata.get("parents") == self.parents:
+            return True
+        return self.recorded is None and "incoming" in latest.checkpoint["channel_versions"]
+
+    def at_recorded(self) -> RunnableConfig:
+        return {CONF: {**self.config[CONF], "checkpoint_id": self.recorded}}
+
+    def load(self) -> AgentState:
+        if self.saver is None:
+            return self.state(None)
+        latest = self.saver.get_tuple(self.config)
+        if self.current(latest):
+            return self.state(latest)
+        return self.state(self.saver.get_tuple(self.at_recorded()) if self.recorded else None)
+
+    async def aload(self) -> AgentState:
+        if self.saver is None:
+            return self.state(None)
+        latest = await self.saver.aget_tuple(self.config)
+        if self.current(latest):
+            return self.state(latest)
+        if self.recorded is None:
+            return self.state(None)
+        return self.state(await self.saver.aget_tuple(self.at_recorded()))
+
+    def checkpoint(
+        self, state: AgentState
+    ) -> tuple[RunnableConfig, Checkpoint, CheckpointMetadata, ChannelVersions]:
+        """The seat's next checkpoint: every value, a new version for each that changed (only
+        those are stored again)."""
+        assert self.saver is not None
+        before = self.saved.checkpoint if self.saved else None
+        old = before["channel_values"] if before else {}
+        versions = dict(before["channel_versions"]) if before else {}
+        values = {k: state[k] for k in SEAT_VALUES if k in state}  # type: ignore[literal-required]
+        changed = {k: v for k, v in values.items() if k not in old or old[k] != v}
+        new_versions = {k: self.saver.get_next_version(versions.get(k), None) for k in changed}
+        versions.update(new_versions)
+        step = int(self.saved.metadata.get("step", -1)) + 1 if self.saved else 0
+        checkpoint = empty_checkpoint()
+        checkpoint["id"] = str(uuid6(clock_seq=step))
+        checkpoint["ts"] = datetime.now(UTC).isoformat()
+        checkpoint["channel_values"] = values
+        checkpoint["channel_versions"] = versions
+        checkpoint["updated_channels"] = sorted(changed)
+        config: RunnableConfig = {**self.config, CONF: dict(self.config[CONF])}
+        if self.saved:
+            config[CONF]["checkpoint_id"] = self.saved.config[CONF]["checkpoint_id"]
+        metadata: CheckpointMetadata = {"source": "loop", "step": step, "parents": self.parents}
+        return config, checkpoint, metadata, new_versions
+
+    def held(self) -> dict[str, str]:
+        """What the game's state records of a step that had finished before (its checkpoint
+        written, then the process stopped before the game stored the step): that checkpoint."""
+        return {self.ns: self.saved.checkpoint["id"]} if self.saved is not None else {}
+
+    def save(self, state: AgentState) -> dict[str, str]:
+        """Write the seat's state; what the game's state records of it (`seat_checkpoints`)."""
+        if self.saver is None:
+            return {}
+        config, checkpoint, metadata, versions = self.checkpoint(state)
+        self.saver.put(config, checkpoint, metadata, versions)
+        return {self.ns: checkpoint["id"]}
+
+    async def asave(self, state: AgentState) -> dict[str, str]:
+        if self.saver is None:
+            return {}
+        config, checkpoint, metadata, versions = self.checkpoint(state)
+        await self.saver.aput(config, checkpoint, metadata, versions)
+        return {self.ns: checkpoint["id"]}
 
 
 def agent_node_name(role: str) -> str:
@@ -295,10 +469,12 @@ def agent_node_name(role: str) -> str:
 
 
 def make_agent_node(role: str) -> Runnable:
-    """The seat's node: its asks of this step through the seat's subgraph. Sync and async
-    (`invoke` and `ainvoke` of the game): the subgraph is called the way the game runs, so under
-    `ainvoke` its checkpoints go through the saver's async methods (a server's checkpointer may
-    have no others); the rest is shared."""
+    """The seat's node: its asks of this step, decided by the seat (`seat_step`), the seat's
+    state saved once when the step ends or stops for a person's review: a crash inside it only
+    repeats the step (the same answers for a seeded decider). Sync and async (`invoke` and
+    `ainvoke` of the game): under `ainvoke` the seat's checkpoint goes through the saver's
+    async methods (a server's checkpointer may have no others) and the step runs in a worker
+    thread (its model calls are sync)."""
 
     def asked(payload: dict[str, Any]) -> list[Ask]:
         step = payload.get("asks", [])
@@ -306,25 +482,65 @@ def make_agent_node(role: str) -> Runnable:
         seats_act_together(len(step))
         return [a for a in step if a["role"] == role]
 
-    def answered(asks: list[Ask], out: dict[str, Any]) -> dict[str, Any]:
-        answers = out.get("answers", {})
+    def recorded(payload: dict[str, Any]) -> str | None:
+        return (payload.get("seat_checkpoints") or {}).get(agent_node_name(role))
+
+    def answered(
+        asks: list[Ask], answers: dict[str, Decision], saved: dict[str, str]
+    ) -> dict[str, Any]:
         missing = [a["id"] for a in asks if a["id"] not in answers]
-        if missing:
-            # Never record another step's answers; a second subgraph call here would save the
-            # seat's memory under another namespace, so fail loudly.
+        if missing:  # never record another step's answers
             raise RuntimeError(f"seat {role} returned no answer for {missing}")
-        return {"pending": {a["id"]: answers[a["id"]] for a in asks}}
+        pending = {"pending": {a["id"]: answers[a["id"]] for a in asks}}
+        return {**pending, "seat_checkpoints": saved} if saved else pending
 
-    # Saved once, when the seat's step ends or stops for a person: a crash inside it only
-    # repeats the step (the same answers for a seeded decider); 1 write instead of 5.
-    def agent(payload: dict[str, Any]) -> dict[str, Any]:
+    def agent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
-        return answered(asks, agent_graph.invoke(enter(asks), durability="exit"))
+        store = SeatStore(config, recorded(payload))
+        try:
+            answers, after = seat_step(store.load(), asks)
+        except ReviewPending as pending:
+            store.save(pending.state)
+            raise pending.stop from None
+        return answered(asks, answers, store.save(after) if after is not None else store.held())
 
-    async def aagent(payload: dict[str, Any]) -> dict[str, Any]:
+    async def aagent(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         asks = asked(payload)
-        return answered(asks, await agent_graph.ainvoke(enter(asks), durability="exit"))
+        store = SeatStore(config, recorded(payload))
+        state = await store.aload()
+        try:
+            answers, after = await run_in_executor(config, seat_step, state, asks)
+        except ReviewPending as pending:
+            await store.asave(pending.state)
+            raise pending.stop from None
+        saved = await store.asave(after) if after is not None else store.held()
+        return answered(asks, answers, saved)
 
     # a node with a sync and a native async side (a plain function's async side would be the
     # sync one in a thread)
-    return RunnableLambda(agent, afunc=aagent, name=agent_node_name(role))
+    return SeatNode(agent, aagent, agent_node_name(role))
+
+
+SyncStep = Callable[[dict[str, Any], RunnableConfig], dict[str, Any]]
+AsyncStep = Callable[[dict[str, Any], RunnableConfig], Awaitable[dict[str, Any]]]
+
+
+class SeatNode(RunnableLambda):
+    """An agent node, whose subgraph (as LangGraph finds a node's subgraph: among its `deps`)
+    is `seat_graph`, the shape of the seat's checkpoints. Called as LangGraph calls a node made
+    of a plain function (the game's step has set the config's context): without a callback run
+    of its own, which cost ~0.2 ms a seat step."""
+
+    def __init__(self, step: SyncStep, astep: AsyncStep, name: str) -> None:
+        super().__init__(step, afunc=astep, name=name)
+        self.step, self.astep = step, astep
+
+    @property
+    def deps(self) -> list[Runnable[Any, Any]]:
+        return [seat_graph]
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return self.step(input, ensure_config(config))
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        return await self.astep(input, ensure_config(config))
