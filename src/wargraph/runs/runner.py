@@ -127,6 +127,16 @@ def list_runs(db: str | Path) -> list[str]:
         return saver.thread_ids()
 
 
+def holds_game(db: str | Path, thread_id: str) -> bool:
+    """Whether the store holds a game on `thread_id` (a missing SQLite file holds none). Reads
+    that thread's first checkpoint only, where `list_runs` reads every game's: an experiment
+    asks this before each of its games."""
+    if not is_url(db) and not Path(db).exists():
+        return False
+    with open_saver(db, create=False) as saver:
+        return saver.run_of(thread_id) is not None
+
+
 def _waiting(state: Any) -> list[dict[str, Any]]:
     return [{"id": i.id, "value": i.value} for i in state.interrupts]
 
