@@ -101,15 +101,16 @@ def _start_worker(stop: Any, nodes: Any, parent: int) -> None:
 
 def _play(
     exp: Experiment, plan: GamePlan, out: Path, db: str | Path, keys: Keys
-) -> tuple[dict[str, Any], str]:
-    """One game in a worker (as `run_game` in a thread), its steps reported to the driver."""
+) -> tuple[dict[str, Any], str, int]:
+    """One game in a worker (as `run_game` in a thread), its steps reported to the driver; its
+    outcome, how it was reached and the worker's pid."""
 
     def progress(node: str, _values: dict[str, Any]) -> None:
         if _stop.is_set():
             raise Stopped()
         _nodes.put((plan.thread_id, node))
 
-    return run_game(exp, plan, out, db, keys, progress)
+    return (*run_game(exp, plan, out, db, keys, progress), os.getpid())
 
 
 class GameProcesses:
@@ -134,7 +135,7 @@ class GameProcesses:
 
     def play(
         self, exp: Experiment, plan: GamePlan, out: Path, db: str | Path, keys: Keys
-    ) -> tuple[dict[str, Any], str]:
+    ) -> tuple[dict[str, Any], str, int]:
         return self.pool.submit(_play, exp, plan, out, db, keys).result()
 
     def _relay_nodes(self) -> None:

@@ -50,7 +50,8 @@ class ExperimentResult:
     report: Path | None = None
     elapsed_s: float = 0.0
     langsmith: str | None = None
-    workers: dict[str, int] = field(default_factory=dict)  # thread id -> pid that finished it
+    # thread id -> pid of the worker that finished it (Ray tasks, worker processes)
+    workers: dict[str, int] = field(default_factory=dict)
 
     @property
     def new_games(self) -> int:
@@ -218,7 +219,8 @@ def _run_threads(
             messages.put(("start", plan))
             try:
                 if procs is not None:
-                    outcome, how = procs.play(exp, plan, out, db, keys)
+                    outcome, how, pid = procs.play(exp, plan, out, db, keys)
+                    run.result.workers[plan.thread_id] = pid
                 else:
                     outcome, how = run_game(exp, plan, out, db, keys, progress)
                 messages.put(("done", plan, outcome, how))
