@@ -29,6 +29,7 @@ from wargraph.kernel.scenario import (
     resolve_path,
     validate_data,
 )
+from wargraph.runs.listing import model_history
 from wargraph.runs.records import build_record, write_record
 from wargraph.seats.script import check_script
 from wargraph.store.errors import StoreError, describe, is_url
@@ -280,17 +281,6 @@ def resume(
         first: Any = Command(resume=answers) if answers else None
         waiting, values = _drive(graph, first, config, ctx, human_io, progress, held)
         return _finish(values, thread_id, ctx, out_dir, waiting, db)
-
-
-def model_history(run: dict[str, Any]) -> list[dict[str, Any]]:
-    """From which round each set of models played a stored game (one entry if never changed)."""
-    ctx = run.get("context") or {}
-    first = {
-        "from_round": 1,
-        "model": ctx.get("model", "embedded"),
-        "role_models": dict(ctx.get("role_models") or {}),
-    }
-    return list(run.get("models") or [first])
 
 
 def _switch_models(
