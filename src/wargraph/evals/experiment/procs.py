@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import multiprocessing as mp
 import os
 import signal
@@ -108,7 +109,8 @@ def _play(
     def progress(node: str, _values: dict[str, Any]) -> None:
         if _stop.is_set():
             raise Stopped()
-        _nodes.put((plan.thread_id, node))
+        if _nodes is not None:
+            _nodes.put((plan.thread_id, node))
 
     return (*run_game(exp, plan, out, db, keys, progress), os.getpid())
 
@@ -117,21 +119,28 @@ class GameProcesses:
     """`n` forked workers playing one game at a time each; `play` blocks a driver thread until
     its game is over and raises what the game raised (Stopped, GameHeld, any error)."""
 
-    def __init__(self, n: int, on_node: NodeSink) -> None:
+    def __init__(self, n: int, on_node: NodeSink | None) -> None:
         ctx = mp.get_context("fork")
         self.stop = ctx.Event()
-        self._nodes: Any = ctx.Queue()
+        self._nodes: Any = ctx.Queue() if on_node is not None else None
         self.pool = ProcessPoolExecutor(
             n,
             mp_context=ctx,
             initializer=_start_worker,
             initargs=(self.stop, self._nodes, os.getpid()),
         )
-        # a fork pool forks every worker at its first submit: here, before any thread starts
-        self.pool.submit(os.getpid).result()
+        # a fork pool forks every worker at its first submit: here, before any thread starts.
+        # Frozen, the objects loaded so far are never scanned by a worker's garbage collector,
+        # which would copy their pages into each worker and spend its CPU on them.
+        gc.freeze()
+        try:
+            self.pool.submit(os.getpid).result()
+        finally:
+            gc.unfreeze()
         self._on_node = on_node
         self._relay = threading.Thread(target=self._relay_nodes, daemon=True, name="game-steps")
-        self._relay.start()
+        if self._nodes is not None:
+            self._relay.start()
 
     def play(
         self, exp: Experiment, plan: GamePlan, out: Path, db: str | Path, keys: Keys
@@ -144,7 +153,7 @@ class GameProcesses:
                 item = self._nodes.get()
             except (EOFError, OSError):  # the queue was closed: the run is over
                 return
-            if item is None:
+            if item is None or self._on_node is None:
                 return
             self._on_node(*item)
 
@@ -157,18 +166,23 @@ class GameProcesses:
                 with contextlib.suppress(Exception):
                     proc.kill()
         pool.shutdown(wait=True, cancel_futures=True)
-        self._nodes.put(None)
-        self._relay.join(timeout=5)
-        self._nodes.close()
+        if self._nodes is not None:
+            self._nodes.put(None)
+            self._relay.join(timeout=5)
+            self._nodes.close()
 
 
 @contextlib.contextmanager
-def game_processes(n: int, on_node: NodeSink) -> Iterator[GameProcesses | None]:
-    """`n` workers for the block (None when `n` is 0: games run in threads)."""
-    if n < 1:
+def game_processes(n: int, on_node: NodeSink | None) -> Iterator[GameProcesses | None]:
+    """`n` workers for the block (None when `n` is 0: games run in threads); `on_node` hears
+    each step of their games (None: no step is sent)."""
+    try:
+        procs = GameProcesses(n, on_node) if n > 0 else None
+    except OSError:  # no fork here now (memory, a process limit): the games play in threads
+        procs = None
+    if procs is None:
         yield None
         return
-    procs = GameProcesses(n, on_node)
     try:
         yield procs
     except BaseException:

@@ -244,6 +244,8 @@ def _run_threads(
     def step_in_process(thread_id: str, node: str) -> None:
         messages.put(("node", by_thread[thread_id], node))
 
+    steps = step_in_process if show_progress else None  # nobody to show a step to: not sent
+
     threads = [
         threading.Thread(target=worker, daemon=True, name=f"game-{i}") for i in range(n_workers)
     ]
@@ -251,7 +253,7 @@ def _run_threads(
     ended: set[str] = set()  # a worker process's last steps may come after its game's end
     # a node hook runs in the game's thread, so it keeps the games in threads
     n_procs = 0 if hooks.node else choose(workers, exp, run.todo, n_workers)
-    with game_processes(n_procs, step_in_process) as procs:
+    with game_processes(n_procs, steps) as procs:
         try:
             with view:
                 for t in threads:
