@@ -32,10 +32,10 @@ def outcomes(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in out.glob("games/*/*/outcome.json")}
 
 
-@pytest.mark.slow
-def test_killed_tournament_resumes_without_replaying(tmp_path):
+def start_tournament(tmp_path: Path, concurrency: int) -> tuple[Path, Path, subprocess.Popen]:
+    """`wargraph tournament` of 6 games of bots (to 1903) in a session of its own."""
     data = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
-    data.update(rotations=2, concurrency=1)  # 6 games, one at a time
+    data.update(rotations=2, concurrency=concurrency)
     data["set"]["diplomacy.max_year"] = 1903
     file = tmp_path / "t.yaml"
     file.write_text(yaml.safe_dump(data), encoding="utf-8")
@@ -47,6 +47,12 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    return file, out, proc
+
+
+@pytest.mark.slow
+def test_killed_tournament_resumes_without_replaying(tmp_path):
+    file, out, proc = start_tournament(tmp_path, concurrency=1)  # one game at a time
     try:
         deadline = time.monotonic() + 300
         while len(outcomes(out)) < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -96,19 +102,7 @@ def alive(pid: int) -> bool:
 def test_worker_processes_die_with_a_killed_driver_and_the_run_resumes(tmp_path):
     """Games of bots run in worker processes: SIGKILL to the driver alone (not its group)
     ends its workers too, so no process of the killed run goes on holding a game."""
-    data = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
-    data.update(rotations=2, concurrency=2)  # 6 games, two worker processes
-    data["set"]["diplomacy.max_year"] = 1903
-    file = tmp_path / "t.yaml"
-    file.write_text(yaml.safe_dump(data), encoding="utf-8")
-    out = tmp_path / "out"
-    wargraph = str(Path(sys.executable).parent / "wargraph")
-    proc = subprocess.Popen(
-        [wargraph, "tournament", str(file), "--out", str(out)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    file, out, proc = start_tournament(tmp_path, concurrency=2)  # two worker processes
     workers: set[int] = set()
     try:
         deadline = time.monotonic() + 300
