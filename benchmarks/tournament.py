@@ -4,17 +4,24 @@ the seeded scripted decider) over the seven powers, in-process and as Ray tasks.
     python -m benchmarks.tournament             # 100 games per mode (to 1902, no press)
     python -m benchmarks.tournament --quick     # 20 games per mode
 
+Modes: `processes` (the default for games of bots and scripted seats: forked worker
+processes, concurrency = CPU count), `threads` (the same games in threads of one process, as
+`workers: threads` plays them), `ray` (one task per game on a local instance).
+
 Reported: games per minute per mode (schedule, play, records and the report; each game's page
-is written after the run, timed apart; the local Ray instance's start-up apart), and the
-report's own cost (ratings with 200 bootstrap draws, figures) from the
-stored games. Ray runs a local instance on this machine's CPUs, inside a network namespace
-with only loopback when this runs as root (else on the machine's own address)."""
+is written after the run, timed apart; the local Ray instance's start-up apart), CPU seconds
+per game (this process and its worker processes; the machine's load skews it less than the
+rate; not measured for Ray, whose workers are not this process's children), the load average
+as each mode starts, and the report's own cost (ratings with 200 bootstrap draws, figures)
+from the stored games. Ray runs a local instance on this machine's CPUs, inside a network
+namespace with only loopback when this runs as root (else on the machine's own address)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,7 +50,7 @@ ENTRANTS = {
 }
 
 
-def spec(games: int, concurrency: int) -> dict[str, Any]:
+def spec(games: int, concurrency: int, workers: str = "auto") -> dict[str, Any]:
     return {
         "name": "bench_tournament",
         "scenario": "diplomacy",
@@ -57,18 +64,31 @@ def spec(games: int, concurrency: int) -> dict[str, Any]:
         "rotations": max(1, games // len(ENTRANTS)),
         "score": "centres",
         "concurrency": concurrency,
+        "workers": workers,
     }
+
+
+def cpu_seconds() -> float:
+    """CPU of this process and of its children that have ended (the worker processes, once
+    their pool is shut down at the end of the run)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def run_mode(mode: str, games: int, workdir: Path) -> dict[str, Any]:
     from wargraph.evals.tournament import load_tournament, report_only, run_tournament
 
     cpus = os.cpu_count() or 2
-    t = load_tournament(spec(games, cpus))
+    t = load_tournament(spec(games, cpus, "threads" if mode == "threads" else "auto"))
     out = workdir / mode
-    start = time.perf_counter()
+    load = load_average()
+    start, cpu = time.perf_counter(), cpu_seconds()
     result = run_tournament(t, out, ray="local" if mode == "ray" else None, show_progress=False)
     seconds = time.perf_counter() - start
+    cpu = cpu_seconds() - cpu
     t0 = time.perf_counter()
     report_only(t, out)
     report_s = time.perf_counter() - t0
@@ -83,11 +103,22 @@ def run_mode(mode: str, games: int, workdir: Path) -> dict[str, Any]:
         "crashed": result.counts.get("crashed", 0),
         "seconds": round(seconds, 2),
         "games_per_minute": round(60 * n / seconds, 1) if seconds else None,
+        "cpu_s_per_game": None if mode == "ray" or not n else round(cpu / n, 3),
+        "load_average": load,
         "report_seconds": round(report_s, 2),
         "pages_seconds": round(pages_s, 2),
         "games_per_minute_with_pages": round(60 * n / (seconds + pages_s), 1) if seconds else None,
         "leader": top,
     }
+
+
+def warm_up(workdir: Path) -> None:
+    """A four-game tournament first, not counted: the modes that follow all start with the
+    code imported and the game's graph compiled, as the second run of a process would."""
+    from wargraph.evals.tournament import load_tournament, run_tournament
+
+    t = load_tournament({**spec(4, 1, "threads"), "name": "bench_warm_up"})
+    run_tournament(t, workdir / "warm-up", show_progress=False)
 
 
 def ray_part(games: int, workdir: Path) -> dict[str, Any]:
@@ -130,7 +161,9 @@ def run(
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     rows, skipped, ray_start_s = [], {}, None
     try:
-        rows.append(run_mode("in-process", games, workdir))
+        warm_up(workdir)
+        rows.append(run_mode("processes", games, workdir))
+        rows.append(run_mode("threads", games, workdir))
         try:
             import ray  # noqa: F401
         except ImportError:
@@ -156,16 +189,21 @@ def run(
         skipped=skipped,
         targets=[
             target(
-                "tournament: scripted games per minute in-process (pages after the run)",
+                "tournament: scripted games per minute, worker processes (pages after the run)",
                 rows[0].get("games_per_minute"),
                 GAMES_PER_MINUTE,
                 rule=">=",
             )
         ],
         notes=[
-            "in-process: games in threads, concurrency = CPU count; ray: one task per game on a "
-            "local instance started once (ray_start_s, not in the rates), in a network "
-            "namespace of its own with only loopback when run as root",
+            "processes: games in forked worker processes (the default for bots and scripted "
+            "seats), threads: games in threads of this process (workers: threads); both at "
+            "concurrency = CPU count; ray: one task per game on a local instance started once "
+            "(ray_start_s, not in the rates), in a network namespace of its own with only "
+            "loopback when run as root",
+            "cpu_s_per_game: CPU seconds of this process and its worker processes per game "
+            "(the report included), which the machine's load skews less than games/min; "
+            "load_average: as the mode started (2 cores shared with other work)",
             "report_seconds: report-only from the stored games (ratings, 200 bootstrap draws, "
             "figures), no game replayed",
             "pages_seconds: every game's page written after the run (report-only --pages); "
@@ -185,6 +223,8 @@ def show_tables(p: dict[str, Any]) -> None:
                 "crashed",
                 "seconds",
                 "games/min",
+                "CPU s/game",
+                "load",
                 "report s",
                 "pages s",
                 "games/min with pages",
@@ -197,6 +237,8 @@ def show_tables(p: dict[str, Any]) -> None:
                     r["crashed"],
                     r["seconds"],
                     r["games_per_minute"],
+                    r.get("cpu_s_per_game"),
+                    (r.get("load_average") or [None])[0],
                     r["report_seconds"],
                     r.get("pages_seconds"),
                     r.get("games_per_minute_with_pages"),

@@ -32,10 +32,10 @@ def outcomes(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in out.glob("games/*/*/outcome.json")}
 
 
-@pytest.mark.slow
-def test_killed_tournament_resumes_without_replaying(tmp_path):
+def start_tournament(tmp_path: Path, concurrency: int) -> tuple[Path, Path, subprocess.Popen]:
+    """`wargraph tournament` of 6 games of bots (to 1903) in a session of its own."""
     data = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))
-    data.update(rotations=2, concurrency=1)  # 6 games, one at a time
+    data.update(rotations=2, concurrency=concurrency)
     data["set"]["diplomacy.max_year"] = 1903
     file = tmp_path / "t.yaml"
     file.write_text(yaml.safe_dump(data), encoding="utf-8")
@@ -47,6 +47,12 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    return file, out, proc
+
+
+@pytest.mark.slow
+def test_killed_tournament_resumes_without_replaying(tmp_path):
+    file, out, proc = start_tournament(tmp_path, concurrency=1)  # one game at a time
     try:
         deadline = time.monotonic() + 300
         while len(outcomes(out)) < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -73,3 +79,50 @@ def test_killed_tournament_resumes_without_replaying(tmp_path):
     assert set(hows) <= {"played", "resumed"}
     assert len(result.standing.rows) == 6
     print("killed after", len(before), "games; second run:", dict(result.counts))
+
+
+def children_of(pid: int) -> set[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return set()
+    return {int(p) for p in text.split()}
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="worker processes are forked on Linux only")
+def test_worker_processes_die_with_a_killed_driver_and_the_run_resumes(tmp_path):
+    """Games of bots run in worker processes: SIGKILL to the driver alone (not its group)
+    ends its workers too, so no process of the killed run goes on holding a game."""
+    file, out, proc = start_tournament(tmp_path, concurrency=2)  # two worker processes
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 300
+        while len(outcomes(out)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            workers |= children_of(proc.pid)
+            time.sleep(0.05)
+        workers |= children_of(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    assert len(workers) >= 2, "the games were expected in worker processes"
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(p) for p in workers), "a worker outlived its driver"
+    before = outcomes(out)
+    assert 2 <= len(before) < 6, "the kill must land mid-tournament"
+    result = run_tournament(load_tournament(file), out, show_progress=False)
+    after = outcomes(out)
+    assert len(after) == 6 and result.counts["skipped"] == len(before)
+    for name, blob in before.items():
+        assert after[name] == blob
+    assert len(result.standing.rows) == 6

@@ -119,11 +119,21 @@ def as_json(row: GameRow) -> dict[str, Any]:
     }
 
 
+def model_history(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """From which round each set of models played a stored game (one entry if never changed).
+    Here, not in the runner, so listing games imports no game machinery."""
+    ctx = run.get("context") or {}
+    first = {
+        "from_round": 1,
+        "model": ctx.get("model", "embedded"),
+        "role_models": dict(ctx.get("role_models") or {}),
+    }
+    return list(run.get("models") or [first])
+
+
 def models_text(run: dict[str, Any]) -> str:
     """`openai:x` or, after a resume on other models, `embedded; from round 3: openai:x`
     (seats with their own model as `ROLE=MODEL`)."""
-    from wargraph.runs.runner import model_history
-
     if not run:
         return "?"
     parts = []
@@ -141,4 +151,4 @@ def _when(stamp: str) -> str:
         return stamp or "?"
 
 
-__all__ = ["GameRow", "as_json", "describe", "list_games", "resolve_thread"]
+__all__ = ["GameRow", "as_json", "describe", "list_games", "model_history", "resolve_thread"]

@@ -148,5 +148,3 @@ def load_record(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict) or "events" not in data or "scenario" not in data:
         raise RecordError(f"{p}: not a wargraph record (no events or scenario)")
     return data
-
-

@@ -30,6 +30,7 @@ from wargraph.kernel.scenario import (
     validate_data,
 )
 from wargraph.kernel.script_shape import check_script
+from wargraph.runs.listing import model_history
 from wargraph.runs.records import build_record, write_record
 from wargraph.store.errors import StoreError, describe, is_url
 from wargraph.store.lease import Lease, lease
@@ -125,6 +126,16 @@ def list_runs(db: str | Path) -> list[str]:
         return []
     with open_saver(db, create=False) as saver:
         return saver.thread_ids()
+
+
+def holds_game(db: str | Path, thread_id: str) -> bool:
+    """Whether the store holds a game on `thread_id` (a missing SQLite file holds none). Reads
+    that thread's first checkpoint only, where `list_runs` reads every game's: an experiment
+    asks this before each of its games."""
+    if not is_url(db) and not Path(db).exists():
+        return False
+    with open_saver(db, create=False) as saver:
+        return saver.run_of(thread_id) is not None
 
 
 def _waiting(state: Any) -> list[dict[str, Any]]:
@@ -270,17 +281,6 @@ def resume(
         first: Any = Command(resume=answers) if answers else None
         waiting, values = _drive(graph, first, config, ctx, human_io, progress, held)
         return _finish(values, thread_id, ctx, out_dir, waiting, db)
-
-
-def model_history(run: dict[str, Any]) -> list[dict[str, Any]]:
-    """From which round each set of models played a stored game (one entry if never changed)."""
-    ctx = run.get("context") or {}
-    first = {
-        "from_round": 1,
-        "model": ctx.get("model", "embedded"),
-        "role_models": dict(ctx.get("role_models") or {}),
-    }
-    return list(run.get("models") or [first])
 
 
 def _switch_models(

@@ -79,9 +79,9 @@ def play_or_resume(
     plan: GamePlan, db: str | Path, gdir: Path, progress: Callable[[str, dict[str, Any]], None]
 ) -> tuple[dict[str, Any], str]:
     """Play a new game, or continue its thread from the last checkpoint (nothing doubled)."""
-    from wargraph.runs.runner import GameError, list_runs, play, resume
+    from wargraph.runs.runner import GameError, holds_game, play, resume
 
-    if plan.thread_id in list_runs(db):
+    if holds_game(db, plan.thread_id):
         try:
             res = resume(db=db, thread_id=plan.thread_id, out_dir=gdir, progress=progress)
             how = "resumed"

@@ -23,6 +23,7 @@ from wargraph.evals.experiment.game import (
 from wargraph.evals.experiment.langsmith_log import log_langsmith
 from wargraph.evals.experiment.lock import folder_lock
 from wargraph.evals.experiment.plan import Condition, GamePlan, plan_games
+from wargraph.evals.experiment.procs import Workers, choose, game_processes
 from wargraph.evals.experiment.progress import ProgressView
 from wargraph.evals.experiment.spec import Experiment
 from wargraph.evals.experiment.stores import check_store
@@ -34,7 +35,8 @@ from wargraph.store.lease import GameHeld
 class Hooks:
     """Test and tooling hooks. `game_done(outcome, how)` runs in the main thread after each
     game that was played, resumed, re-judged or re-measured; `node(plan, node)` in the game's thread after
-    each graph step. Raising KeyboardInterrupt from either stops the experiment as Ctrl-C does."""
+    each graph step (so games run in threads, never in worker processes, when it is given).
+    Raising KeyboardInterrupt from either stops the experiment as Ctrl-C does."""
 
     game_done: Callable[[dict[str, Any], str], None] | None = None
     node: Callable[[GamePlan, str], None] | None = None
@@ -48,7 +50,8 @@ class ExperimentResult:
     report: Path | None = None
     elapsed_s: float = 0.0
     langsmith: str | None = None
-    workers: dict[str, int] = field(default_factory=dict)  # thread id -> pid that finished it
+    # thread id -> pid of the worker that finished it (Ray tasks, worker processes)
+    workers: dict[str, int] = field(default_factory=dict)
 
     @property
     def new_games(self) -> int:
@@ -142,12 +145,15 @@ def run_experiment(
     held_wait_s: float = 1.0,
     plans: list[GamePlan] | None = None,
     pages: bool = False,
+    workers: Workers | None = None,
 ) -> ExperimentResult:
     """Run every game not yet finished, `concurrency` at a time, then write the report (and
     with `pages` each game's page, after the games).
 
     Games run in threads (the embedded model serialises its calls behind its lock, so games
-    interleave; an OpenAI-compatible endpoint takes calls concurrently up to its limit). On
+    interleave; an OpenAI-compatible endpoint takes calls concurrently up to its limit), or,
+    when no seat calls a model, in worker processes that use every core (`workers`, default
+    the experiment's: `wargraph.evals.experiment.procs`). On
     Ctrl-C (or a hook's KeyboardInterrupt) running games stop after their current step, their
     checkpoints stay, and KeyboardInterrupt is raised again: run the experiment again to resume.
     `db`: the checkpoint store (default `<out>/checkpoints.sqlite`; a `postgresql://` URL
@@ -171,6 +177,7 @@ def run_experiment(
             report,
             held_wait_s,
             pages,
+            workers or exp.workers,
         )
 
 
@@ -185,6 +192,7 @@ def _run_threads(
     report: bool,
     held_wait_s: float,
     pages: bool = False,
+    workers: Workers = "threads",
 ) -> ExperimentResult:
     exp, out, keys = run.exp, run.out, run.keys
     todo: queue.Queue[GamePlan] = queue.Queue()
@@ -210,7 +218,11 @@ def _run_threads(
 
             messages.put(("start", plan))
             try:
-                outcome, how = run_game(exp, plan, out, db, keys, progress)
+                if procs is not None:
+                    outcome, how, pid = procs.play(exp, plan, out, db, keys)
+                    run.result.workers[plan.thread_id] = pid
+                else:
+                    outcome, how = run_game(exp, plan, out, db, keys, progress)
                 messages.put(("done", plan, outcome, how))
             except Stopped:
                 messages.put(("stopped", plan))
@@ -227,45 +239,61 @@ def _run_threads(
                 messages.put(("failed", plan, f"{type(exc).__name__}: {exc}"))
 
     n_workers = max(1, min(concurrency or exp.concurrency, pending or 1))
+    by_thread = {p.thread_id: p for p in run.todo}
+
+    def step_in_process(thread_id: str, node: str) -> None:
+        messages.put(("node", by_thread[thread_id], node))
+
+    steps = step_in_process if show_progress else None  # nobody to show a step to: not sent
+
     threads = [
         threading.Thread(target=worker, daemon=True, name=f"game-{i}") for i in range(n_workers)
     ]
     view = ProgressView(exp, run.plans, run.result.counts["skipped"], show_progress, console)
-    try:
-        with view:
+    ended: set[str] = set()  # a worker process's last steps may come after its game's end
+    # a node hook runs in the game's thread, so it keeps the games in threads
+    n_procs = 0 if hooks.node else choose(workers, exp, run.todo, n_workers)
+    with game_processes(n_procs, steps) as procs:
+        try:
+            with view:
+                for t in threads:
+                    t.start()
+                finished = 0
+                while finished < pending:
+                    try:
+                        msg = messages.get(timeout=0.2)
+                    except queue.Empty:
+                        if not any(t.is_alive() for t in threads) and messages.empty():
+                            break
+                        continue
+                    kind, plan = msg[0], msg[1]
+                    if kind == "start":
+                        view.started(plan)
+                    elif kind == "node":
+                        if plan.thread_id not in ended:
+                            view.node(plan, msg[2])
+                    elif kind == "done":
+                        finished += 1
+                        ended.add(plan.thread_id)
+                        run.done(plan, msg[2], msg[3], view, hooks)
+                    elif kind == "failed":
+                        finished += 1
+                        ended.add(plan.thread_id)
+                        run.crashed(plan, msg[2], view)
+                    elif kind == "interrupt":
+                        raise KeyboardInterrupt
+                    elif kind == "stopped":
+                        finished += 1
+        except BaseException:
+            stop.set()  # running games stop after their current step; their checkpoints stay
+            if procs is not None:
+                procs.stop.set()
+            deadline = time.monotonic() + grace_s
             for t in threads:
-                t.start()
-            finished = 0
-            while finished < pending:
-                try:
-                    msg = messages.get(timeout=0.2)
-                except queue.Empty:
-                    if not any(t.is_alive() for t in threads) and messages.empty():
-                        break
-                    continue
-                kind, plan = msg[0], msg[1]
-                if kind == "start":
-                    view.started(plan)
-                elif kind == "node":
-                    view.node(plan, msg[2])
-                elif kind == "done":
-                    finished += 1
-                    run.done(plan, msg[2], msg[3], view, hooks)
-                elif kind == "failed":
-                    finished += 1
-                    run.crashed(plan, msg[2], view)
-                elif kind == "interrupt":
-                    raise KeyboardInterrupt
-                elif kind == "stopped":
-                    finished += 1
-    except BaseException:
-        stop.set()  # running games stop after their current step; their checkpoints stay
-        deadline = time.monotonic() + grace_s
+                t.join(max(0.0, deadline - time.monotonic()))
+            raise
         for t in threads:
-            t.join(max(0.0, deadline - time.monotonic()))
-        raise
-    for t in threads:
-        t.join()
+            t.join()
     return finish_run(run, view.crashed, report, pages)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.resources
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -78,6 +78,7 @@ class AxisValues(BaseModel):
 
 
 Level = dict[str, Any]
+Workers = Literal["auto", "threads", "processes"]  # where games run (`experiment.procs`)
 
 
 class Experiment(BaseModel):
@@ -96,6 +97,9 @@ class Experiment(BaseModel):
     role_models: dict[str, str] = Field(default_factory=dict)
     context: ContextSpec = Field(default_factory=ContextSpec)
     concurrency: int = Field(default=2, ge=1, le=64)
+    # where games run: threads of this process, or worker processes (games of scripted seats
+    # and bots use every core); auto: processes when no seat or judge calls a model
+    workers: Workers = "auto"
     questions: list[QuestionSpec] = Field(default_factory=list)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
     # the family's own measures (WarAgent accuracy, Diplomacy scores and rates): true for the

@@ -118,6 +118,7 @@ def experiment_of(t: Tournament) -> Experiment:
         model=t.model,
         context=t.context,
         concurrency=t.concurrency,
+        workers=t.workers,
         measures=True,
         langsmith=False,
         base_dir=t.base_dir,

@@ -17,9 +17,10 @@ def seat_scores(
     """Higher is better. `centres`: Diplomacy's game score (supply centres while alive, else the
     year of elimination: centres, then the order of elimination); `points`: Blotto's points;
     both are the `scores` of the family's measures (its entry's `measures`). `measure`: the
-    family measure named with `{seat}`."""
+    family measure named with `{seat}`. Each is read from the measures the game's outcome
+    kept when they hold every seat's, else from its record."""
+    measures = outcome.get("measures") or {}
     if score.kind == "measure":
-        measures = outcome.get("measures") or {}
         missing = [s for s in seats if score.measure.format(seat=s) not in measures]
         if missing:
             raise RecordError(
@@ -27,6 +28,9 @@ def seat_scores(
                 f"(measures: {', '.join(sorted(measures)[:8]) or 'none'})"
             )
         return {s: float(measures[score.measure.format(seat=s)]) for s in seats}
+    kept = {s: measures.get(f"scores.{s}") for s in seats}
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in kept.values()):
+        return {s: float(v) for s, v in kept.items()}  # the record's, as extracted after play
     scores = family_scores(gdir, score.kind)
     return {s: float(scores.get(s, 0.0)) for s in seats}
 

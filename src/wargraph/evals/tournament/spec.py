@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from wargraph.evals.experiment.spec import (
     ContextSpec,
     ExperimentError,
+    Workers,
     format_validation,
     read_fields,
     shipped_files,
@@ -110,6 +111,7 @@ class Tournament(BaseModel):
     model: str = "scripted"  # seats no entrant takes (the control, an umpire)
     context: ContextSpec = Field(default_factory=ContextSpec)
     concurrency: int = Field(default=2, ge=1, le=64)
+    workers: Workers = "auto"  # threads or processes; auto: processes for bots and scripted
     bootstrap: int = Field(default=200, ge=20, le=10_000)
 
     base_dir: str = Field(default=".", exclude=True)
