@@ -106,7 +106,6 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.xdist_group(group))
 
 
-
 class _GroupsInNodeIds:
     """pytest-xdist 3.8 tells the controller a test's group by appending `@group` to its node id,
     written to `item._nodeid`; pytest 9.2 keeps the id in `item._id` (a NodeId), so the suffix
