@@ -88,6 +88,9 @@ _FOLDER_MARKS = {"reliability": "reliability"}
 _FOLDER_GROUPS = ("server", "browser")
 
 
+# tryfirst: pytest-xdist reads the groups in its own pytest_collection_modifyitems, which pytest
+# calls before a conftest's plain one (a group added after it was never seen).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     tests = os.path.dirname(__file__)
     grouping = config.pluginmanager.hasplugin("xdist")
@@ -101,3 +104,28 @@ def pytest_collection_modifyitems(config, items):
                 group = "model"
             if group is not None:
                 item.add_marker(pytest.mark.xdist_group(group))
+
+
+class _GroupsInNodeIds:
+    """pytest-xdist 3.8 tells the controller a test's group by appending `@group` to its node id,
+    written to `item._nodeid`; pytest 9.2 keeps the id in `item._id` (a NodeId), so the suffix
+    never arrived and `--dist loadgroup` grouped nothing (pytest-xdist issue #1386). Runs after
+    xdist's hook and appends the suffix where it is missing, the way xdist spells it."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        if not getattr(config.option, "loadgroup", False):  # set on xdist's loadgroup workers
+            return
+        from _pytest.nodeid import NodeId
+
+        for item in items:
+            names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                            for m in item.iter_markers("xdist_group")})  # fmt: skip
+            suffix = "@" + "_".join(names)
+            if names and not item.nodeid.endswith(suffix) and isinstance(item._id, NodeId):
+                item._id = NodeId.parse(item.nodeid + suffix)
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_GroupsInNodeIds(), "wargraph-xdist-group-ids")

@@ -1,0 +1,25 @@
+"""Under `pytest -n N --dist loadgroup` a test's xdist group reaches the scheduler: its node id ends
+in `@group` (how pytest-xdist tells the controller), both for a group a test names and for the
+groups tests/conftest.py gives by folder and by the `model` marker."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.xdist_group("suite-check")
+def test_every_grouped_test_of_this_run_carries_its_group(request):
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("runs only on a pytest-xdist worker under --dist loadgroup")
+    assert request.node.nodeid.endswith("@suite-check"), request.node.nodeid
+    wanted: dict[str, str] = {}
+    for item in request.session.items:  # every test this run selected, as this worker collected it
+        path = item.path.as_posix()
+        if "/tests/server/" in path:
+            wanted[item.nodeid] = "@server"
+        elif "/tests/browser/" in path:
+            wanted[item.nodeid] = "@browser"
+        elif item.get_closest_marker("model"):
+            wanted[item.nodeid] = "@model"
+    wrong = [nodeid for nodeid, suffix in wanted.items() if not nodeid.endswith(suffix)]
+    assert not wrong, wrong[:5]
