@@ -14,7 +14,7 @@ from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
 from wargraph.kernel.context import GameContext
-from wargraph.models.chat import chat_model, embedded_model_path
+from wargraph.models.chat import chat_model, embedded_model_path, llama_threads
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
 from wargraph.seats.deciders import parse_answer
@@ -47,6 +47,8 @@ def llama_server(tmp_path_factory):
         str(port),
         "--n_ctx",
         "8192",
+        "--n_threads",  # as the embedded model (WARGRAPH_LLAMA_THREADS under `make test`)
+        str(llama_threads()),
         "--interrupt_requests",
         "False",
     ]

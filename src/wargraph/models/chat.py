@@ -120,6 +120,19 @@ def load_llama(path: str, **kwargs: Any) -> Any:
             llama_cpp.llama_cpp.llama_model_default_params = defaults
 
 
+def llama_threads() -> int:
+    """The threads llama.cpp computes with: `WARGRAPH_LLAMA_THREADS`, else every core. Set it
+    lower when other work shares the cores (a test suite's other workers, other games): a
+    llama.cpp thread without a core of its own spins while it waits for the others, and a
+    96-token answer then cost ~14x the CPU of one thread (measured on 2 loaded cores)."""
+    raw = os.environ.get("WARGRAPH_LLAMA_THREADS", "").strip()
+    if not raw:
+        return os.cpu_count() or 2
+    if not raw.isdigit() or int(raw) < 1:
+        raise ModelRefError(f"WARGRAPH_LLAMA_THREADS={raw!r}: expected a whole number of 1 or more")
+    return int(raw)
+
+
 class _LocalLlama:
     """One llama.cpp model per file per process; llama.cpp objects are not thread-safe."""
 
@@ -128,7 +141,7 @@ class _LocalLlama:
 
     def __init__(self, path: str, n_ctx: int) -> None:
         self.lock = threading.Lock()
-        self.llama = load_llama(path, n_ctx=n_ctx, n_threads=os.cpu_count() or 2, verbose=False)
+        self.llama = load_llama(path, n_ctx=n_ctx, n_threads=llama_threads(), verbose=False)
 
     @classmethod
     def get(cls, path: str, n_ctx: int = 8192) -> _LocalLlama:
