@@ -23,9 +23,9 @@ from wargraph.evals.experiment.game import (
 from wargraph.evals.experiment.langsmith_log import log_langsmith
 from wargraph.evals.experiment.lock import folder_lock
 from wargraph.evals.experiment.plan import Condition, GamePlan, plan_games
-from wargraph.evals.experiment.procs import Workers, choose, game_processes
+from wargraph.evals.experiment.procs import choose, game_processes
 from wargraph.evals.experiment.progress import ProgressView
-from wargraph.evals.experiment.spec import Experiment
+from wargraph.evals.experiment.spec import Experiment, Workers
 from wargraph.evals.experiment.stores import check_store
 from wargraph.evals.judge import options_of
 from wargraph.store.lease import GameHeld

@@ -29,8 +29,11 @@ def seat_scores(
             )
         return {s: float(measures[score.measure.format(seat=s)]) for s in seats}
     kept = {s: measures.get(f"scores.{s}") for s in seats}
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in kept.values()):
-        return {s: float(v) for s, v in kept.items()}  # the record's, as extracted after play
+    numbers = {
+        s: v for s, v in kept.items() if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+    if len(numbers) == len(seats):
+        return {s: float(v) for s, v in numbers.items()}  # the record's, as extracted after play
     scores = family_scores(gdir, score.kind)
     return {s: float(scores.get(s, 0.0)) for s in seats}
 
