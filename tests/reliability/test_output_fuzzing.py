@@ -44,7 +44,15 @@ POSTHOC = importlib.import_module("wargraph.runs.posthoc")
 # and the judges' (`wargraph eval`, registered when an eval module is imported, which another
 # test module may do first in the same worker) are asked by their own tests
 JUDGES = {"promises"}
-REGISTERED = sorted(set(answer_schemas._SCHEMAS) - set(bargain.SCHEMAS) - JUDGES)
+# a test plug-in's schemas are named after its package (`bargain_reply`, `security_council_vote`)
+PLUGINS = tuple(
+    f"{d.name}_" for d in (Path(__file__).parents[1] / "plugins").iterdir() if d.is_dir()
+)
+REGISTERED = sorted(
+    name
+    for name in set(answer_schemas._SCHEMAS) - set(bargain.SCHEMAS) - JUDGES
+    if not name.startswith(PLUGINS)
+)
 # Games beyond each family's defaults that ask schemas those do not: a seated secretary; a
 # second Diplomacy year (the diary digest) with a person at one power (orders as free text);
 # Diplomacy's free orders.

@@ -546,7 +546,11 @@ def test_a_persons_revised_reply_is_read_by_the_mount_that_asked(monkeypatch, en
                 return Question(task="revise", question="Again?", schema=bargain.REPLY, fallback={})
             return super().revise_question(table, actor, proposal, check, attempt)
 
-    world = dataclasses.replace(bargain.BARGAIN, secretary=RepliesAskedTwice(give_up_status="x"))
+    shares = bargain.BARGAIN.secretary  # its template and terms kept, its checks extended
+    kept = {f.name: getattr(shares, f.name) for f in dataclasses.fields(shares)}
+    world = dataclasses.replace(
+        bargain.BARGAIN, secretary=RepliesAskedTwice(**{**kept, "give_up_status": "x"})
+    )
     sc = load_scenario(bargain.DEFAULT_SCENARIO, ["rounds=1"])
     phases = {
         "propose": order,
