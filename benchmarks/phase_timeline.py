@@ -116,9 +116,7 @@ def play_timed(overrides: list[str], year: int) -> dict[str, Any]:
     """One game against the 500 ms endpoint: the spans, the endpoint's request log, and the
     adjudications (wall time, phase adjudicated, process CPU then)."""
     from benchmarks.fake_endpoint import FakeEndpoint
-    from benchmarks.seats_at_once import BASE, _adjudicated
-    from wargraph.kernel.context import GameContext
-    from wargraph.runs.runner import play
+    from benchmarks.seats_at_once import _adjudicated, play_against
 
     rec = Recorder()
     marks: list[tuple[float, str, float]] = []
@@ -131,14 +129,7 @@ def play_timed(overrides: list[str], year: int) -> dict[str, Any]:
         folder = Path(tmp)
         with FakeEndpoint(latency_s=LATENCY_S, log_dir=folder) as endpoint, instrumented(rec):
             endpoint.requests()
-            play(
-                "diplomacy",
-                overrides=[*BASE, f"diplomacy.max_year={year}", *overrides],
-                context=GameContext(model=endpoint.model(), seed=0, call_timeout=30),
-                db=folder / "game.sqlite",
-                out_dir=folder / "out",
-                progress=progress,
-            )
+            play_against(endpoint, overrides, year, folder, progress)
             requests = endpoint.requests()
     return {"spans": rec.spans, "requests": requests, "marks": marks}
 

@@ -26,7 +26,7 @@ import contextlib
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,11 +84,30 @@ def old_limits() -> Iterator[None]:
         models.set_endpoint_concurrency(before)
 
 
+def play_against(
+    endpoint: Any,
+    overrides: list[str],
+    year: int,
+    folder: Path,
+    progress: Callable[[str, dict[str, Any]], None],
+) -> None:
+    """One Diplomacy game to `year` whose seven seats call `endpoint`, stored in `folder`."""
+    from wargraph.kernel.context import GameContext
+    from wargraph.runs.runner import play
+
+    play(
+        "diplomacy",
+        overrides=[*BASE, f"diplomacy.max_year={year}", *overrides],
+        context=GameContext(model=endpoint.model(), seed=0, call_timeout=30),
+        db=folder / "game.sqlite",
+        out_dir=folder / "out",
+        progress=progress,
+    )
+
+
 def endpoint_game(endpoint: Any, overrides: list[str], year: int, workdir: Path) -> dict[str, Any]:
     """One Diplomacy game whose seven seats call `endpoint`; wall per movement phase and the
     endpoint's requests in flight while it ran."""
-    from wargraph.kernel.context import GameContext
-    from wargraph.runs.runner import play
 
     marks: list[tuple[float, str]] = []
     clock: list[float] = []  # the same marks in the endpoint's request log's clock
@@ -103,14 +122,7 @@ def endpoint_game(endpoint: Any, overrides: list[str], year: int, workdir: Path)
     endpoint.requests()  # and the request log
     first = endpoint.stats()
     start = time.perf_counter()
-    play(
-        "diplomacy",
-        overrides=[*BASE, f"diplomacy.max_year={year}", *overrides],
-        context=GameContext(model=endpoint.model(), seed=0, call_timeout=30),
-        db=folder / "game.sqlite",
-        out_dir=folder / "out",
-        progress=progress,
-    )
+    play_against(endpoint, overrides, year, folder, progress)
     wall = time.perf_counter() - start
     last = endpoint.stats()
     log = endpoint.requests()
