@@ -222,3 +222,42 @@ def test_an_experiment_checks_its_judge_too(tmp_path):
     assert users["scripted"][0].startswith("condition local: north, south")
     with pytest.raises(ExperimentError, match="the judge.*no such GGUF file"):
         preflight_experiment(exp)
+
+
+def _tournament(tmp_path: Path, model: str) -> Path:
+    path = tmp_path / "cup.yaml"
+    data = {
+        "name": "cup",
+        "scenario": "blotto",
+        "set": {"rounds": 1, "blotto.exchanges": 0, "questions": []},
+        "entrants": {"fixed": {"model": "bot:fixed"}, "remote": {"model": model}},
+        "rotations": 1,
+        "score": "points",
+    }
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_a_tournament_whose_entrant_cannot_answer_plays_no_game(tmp_path):
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    out = tmp_path / "cup"
+    res = CliRunner().invoke(
+        app, ["tournament", str(_tournament(tmp_path, f"openai:qwen@{url}")), "--out", str(out)]
+    )
+    assert res.exit_code == 2, res.output
+    text = _one_line(res.output)
+    assert url in text and "unreachable" in text and "entrant remote" in text, text
+    assert "no game of the tournament was played" in text and "Traceback" not in res.output
+    assert not (out / "games").exists()
+
+
+def test_a_tournament_names_its_entrants_and_house_model(tmp_path):
+    import wargraph.evals.tournament.play as play
+    from wargraph.evals.tournament import load_tournament
+
+    t = load_tournament(_tournament(tmp_path, "gguf:/nope.gguf"))
+    s = play.setup(t)
+    users = play.models_of(s, play.schedule(s))
+    assert users["gguf:/nope.gguf"] == ["entrant remote"]
+    assert users["bot:fixed"] == ["entrant fixed"]
+    assert "the house model" in users[t.model]

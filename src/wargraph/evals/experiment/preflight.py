@@ -31,14 +31,17 @@ def models_of(exp: Experiment) -> dict[str, list[str]]:
 def preflight_experiment(exp: Experiment, timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
     """Every model the experiment plays asked once; an ExperimentError for the first that
     cannot answer."""
-    for text, users in models_of(exp).items():
+    check_models(models_of(exp), "no game of the experiment was played", timeout)
+
+
+def check_models(
+    users: dict[str, list[str]], after: str, timeout: float = PREFLIGHT_TIMEOUT_S
+) -> None:
+    """Each model reference of `users` (reference -> who plays it) asked once; an
+    ExperimentError naming the first that cannot answer, who plays it, and `after`."""
+    for text, who in users.items():
         ref = parse_model_ref(text)
         why = problem(ref, timeout)
         if why:
-            shown = "; ".join(users[:3]) + (
-                f"; and {len(users) - 3} more" if len(users) > 3 else ""
-            )
-            raise ExperimentError(
-                f"model {text} ({shown}) at {where(ref)}: {why}; no game of the experiment "
-                "was played"
-            )
+            shown = "; ".join(who[:3]) + (f"; and {len(who) - 3} more" if len(who) > 3 else "")
+            raise ExperimentError(f"model {text} ({shown}) at {where(ref)}: {why}; {after}")

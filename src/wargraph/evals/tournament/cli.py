@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import wargraph.evals.tournament.play as play
 from wargraph.evals.experiment.cli import run_guarded
+from wargraph.evals.experiment.preflight import check_models
 from wargraph.evals.experiment.spec import ExperimentError
 from wargraph.evals.tournament.run import report_only, run_tournament
 from wargraph.evals.tournament.spec import load_tournament
@@ -47,6 +49,11 @@ def run_from_cli(
                 os.environ["WARGRAPH_ENDPOINT_CONCURRENCY"] = endpoint_env_with(calls_per_endpoint)
         if only_report:
             return report_only(t, out, pages=pages)
+        with console.status("checking the models ..."):
+            s = play.setup(t)
+            check_models(
+                play.models_of(s, play.schedule(s)), "no game of the tournament was played"
+            )
 
         def announce(text: str) -> None:
             console.print(f"[bold]{t.name}[/]: schedule (seat -> entrant), written before play:")

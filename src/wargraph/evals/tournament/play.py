@@ -163,6 +163,32 @@ def game_plan(s: Setup, game: Game) -> GamePlan:
     )
 
 
+def models_of(s: Setup, games: list[Game]) -> dict[str, list[str]]:
+    """Each distinct model reference the games play, with who plays it ("entrant NAME", or
+    "house seat SEAT" for the seats no entrant takes: a control, an umpire, a secretary)."""
+    from wargraph.models.preflight import seat_models
+    from wargraph.runs.runner import check_scenario
+
+    users: dict[str, list[str]] = {}
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    for g in games:
+        plan = game_plan(s, g)
+        key = tuple(sorted(plan.condition.role_models.items()))
+        if key in seen:
+            continue
+        seen.add(key)
+        scenario = check_scenario(plan.condition.scenario, plan.condition.overrides)
+        for ref, seats in seat_models(scenario, plan.game_context()).items():
+            for seat in seats:
+                if seat in g.seats:
+                    who = f"entrant {g.seats[seat]}"
+                else:  # "default": the seats outside the scenario's players play it
+                    who = "the house model" if seat == "default" else f"house seat {seat}"
+                if who not in users.setdefault(ref, []):
+                    users[ref].append(who)
+    return users
+
+
 def write_schedule(out: Path, s: Setup, games: list[Game]) -> str:
     text = schedule_text(games, s.seats)
     out.mkdir(parents=True, exist_ok=True)

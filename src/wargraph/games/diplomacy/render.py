@@ -4,6 +4,7 @@ costs more than a whole phase of play."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,28 @@ def render_svg(
             raise ValueError(f"phase {phase!r} not in this game")
         phases = phases[: idx + 1]
     game = load({**saved, "phases": phases})
-    svg = Renderer(game).render(incl_orders=incl_orders, incl_abbrev=incl_abbrev)
+    with _RENDER_LOCK:
+        renderer = _renderer(game)
+        svg = renderer.render(incl_orders=incl_orders, incl_abbrev=incl_abbrev)
     if not svg:
         raise RuntimeError("the engine's renderer produced nothing (map SVG missing?)")
     return svg
+
+
+# A Renderer parses its map's SVG twice when made (the template, then its metadata): about two
+# thirds of a map's CPU. It keeps nothing of a game but the one it draws, so one per map serves
+# every game of the process, one drawing at a time.
+_RENDERERS: dict[str, Renderer] = {}
+_RENDER_LOCK = threading.Lock()
+
+
+def _renderer(game: Any) -> Renderer:
+    key = str(game.map_name)
+    renderer = _RENDERERS.get(key)
+    if renderer is None:
+        renderer = _RENDERERS[key] = Renderer(game)
+    renderer.game = game
+    return renderer
 
 
 def write_maps(
