@@ -75,6 +75,18 @@ def test_notes_the_view_already_shows_are_left_out():
     assert unseen_notes(notes, quote("something else")) == notes
 
 
+def test_a_note_of_two_messages_is_shown_when_both_are():
+    """A seat that sent two messages in one answer has one note of both ("text (to a); text (to
+    b)"); its view shows them as two events, so the note is not repeated, unless one is missing."""
+    first = "We hold the north pass this round; keep your troops off the ridge line."
+    second = "Your bid for the coast is fair; we will not contest it."
+    notes = render_memory([{"text": f"(round 1, press) {first} (to east); {second} (to west)"}])
+    both = render_events([event(1, first, "message"), event(1, second, "message")], current_round=2)
+    assert unseen_notes(notes, both) == ""
+    one = render_events([event(1, first, "message")], current_round=2)
+    assert unseen_notes(notes, one) == notes
+
+
 HAIWIRE = yaml.safe_load(Path(shipped_scenarios()["haiwire"]).read_text())
 
 

@@ -127,6 +127,7 @@ _LABEL = re.compile(r"^\(round [^)]*\)\s*")
 # a message's recipients after its text in a note ("text (to south)", `agents.answer_text`),
 # which the view shows in the event's header instead
 _ADDRESSED = re.compile(r" \(to [^()]*\)(?=;|$)")
+_MESSAGE_END = re.compile(r" \(to [^()]*\)(?:; |$)")  # where each message of a note ends
 _OPENING = 60  # characters of a note that identify it (a shortened event keeps more)
 
 
@@ -139,14 +140,17 @@ def _flat(text: str) -> str:
 def unseen_notes(notes: str, context: str) -> str:
     """The rendered notes (`render_memory`) without those whose text the context already shows:
     a seat's plan or narrative is also an event in its view, often shortened there, so a note
-    counts as shown when its opening words are in the context."""
+    counts as shown when its opening words are in the context. A note of several messages
+    ("text (to a); text (to b)") is shown when each message is: each is an event of its own."""
     if not notes:
         return notes
     shown = " ".join(_flat(context).split())
-    kept = [
-        note
-        for note in _NOTE_START.split(notes)
-        if (body := _ADDRESSED.sub("", _LABEL.sub("", _flat(note)).lstrip("> "))[:_OPENING].strip())
-        and body not in shown
-    ]
-    return "\n".join(kept)
+    return "\n".join(note for note in _NOTE_START.split(notes) if not _is_shown(note, shown))
+
+
+def _is_shown(note: str, shown: str) -> bool:
+    body = _LABEL.sub("", _flat(note)).lstrip("> ")
+    pieces = _MESSAGE_END.split(body) if _ADDRESSED.search(body) else [body]
+    openings = [p.strip()[:_OPENING].strip() for p in pieces]
+    openings = [o for o in openings if o]
+    return not openings or all(o in shown for o in openings)

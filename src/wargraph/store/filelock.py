@@ -3,7 +3,9 @@ however it ends (exit, crash, SIGKILL): no pid, host or clock is read to guess w
 holder lives. Used for one run per experiment folder and one writer per game of a SQLite store.
 
 A lock belongs to the open file description: two opens in one process exclude each other too,
-and a child forked while the lock is held shares it (wargraph does not fork while holding one).
+and a child forked while the lock is held shares it: an experiment's game workers
+(`wargraph.evals.experiment.procs`) are forked under the folder's lock and hold it with their
+driver, which is why they die with it (the kernel ends them when it ends, however it ends).
 Local file systems only: a lock over NFS is as good as that NFS server's locking.
 """
 
