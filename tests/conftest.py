@@ -80,10 +80,12 @@ def entry_points(monkeypatch):
 
 
 # Where a test's folder says what it is (tests/reliability: kill/resume, load, fuzzing), and which
-# tests share one thing under `pytest -n N --dist loadgroup`: tests/server's session server,
-# tests/browser's Chromium and page server, and the embedded model (loaded once per worker, and
-# one model's threads at a time on the machine's cores). Other tests use their own temporary
-# folders, free loopback ports and PostgreSQL schemas, so they run on any worker.
+# tests share one thing under `pytest -n N --dist loadgroup`: tests/server's session server and
+# tests/browser's Chromium and page server. Other tests use their own temporary folders, free
+# loopback ports and PostgreSQL schemas, so they run on any worker; the embedded model's tests
+# too: each worker loads the model once, and `make test` gives it one thread per worker
+# (WARGRAPH_LLAMA_THREADS=1), so two workers' models fill two cores without spinning. (Grouped,
+# the model's tests ran one after another on one worker: the suite's longest path.)
 _FOLDER_MARKS = {"reliability": "reliability"}
 _FOLDER_GROUPS = ("server", "browser")
 
@@ -99,11 +101,8 @@ def pytest_collection_modifyitems(config, items):
         if folder in _FOLDER_MARKS:
             item.add_marker(_FOLDER_MARKS[folder])
         if grouping and not item.get_closest_marker("xdist_group"):
-            group = folder if folder in _FOLDER_GROUPS else None
-            if group is None and item.get_closest_marker("model"):
-                group = "model"
-            if group is not None:
-                item.add_marker(pytest.mark.xdist_group(group))
+            if folder in _FOLDER_GROUPS:
+                item.add_marker(pytest.mark.xdist_group(folder))
 
 
 class _GroupsInNodeIds:

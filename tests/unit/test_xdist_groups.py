@@ -1,6 +1,7 @@
 """Under `pytest -n N --dist loadgroup` a test's xdist group reaches the scheduler: its node id ends
 in `@group` (how pytest-xdist tells the controller), both for a group a test names and for the
-groups tests/conftest.py gives by folder and by the `model` marker."""
+groups tests/conftest.py gives by folder; the embedded model's tests are in no group (spread
+over the workers)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def test_every_grouped_test_of_this_run_carries_its_group(request):
             wanted[item.nodeid] = "@server"
         elif "/tests/browser/" in path:
             wanted[item.nodeid] = "@browser"
-        elif item.get_closest_marker("model"):
-            wanted[item.nodeid] = "@model"
     wrong = [nodeid for nodeid, suffix in wanted.items() if not nodeid.endswith(suffix)]
     assert not wrong, wrong[:5]
+    model = [i.nodeid for i in request.session.items if i.get_closest_marker("model")]
+    assert not [n for n in model if "@" in n], model[:5]

@@ -4,6 +4,7 @@ people), messages, diary entries and the yearly digest. Flat, so llama.cpp gramm
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
@@ -50,9 +51,16 @@ def orders_schema(args: dict[str, Any]) -> type[BaseModel]:
     """One field per unit (or build/disband slot) whose value must be one of its legal orders:
     exactly `orders_json_schema(legal)` (an enum per key, even for a single option)."""
     legal: dict[str, list[str]] = args.get("legal") or {}
+    return _orders_model(tuple((key, tuple(opts)) for key, opts in legal.items()))
+
+
+# A position's legal orders recur (every game opens on the same board; a power asked again
+# after the secretary sends orders back): building the model cost ~5 ms a question.
+@functools.lru_cache(maxsize=512)
+def _orders_model(legal: tuple[tuple[str, tuple[str, ...]], ...]) -> type[BaseModel]:
     fields: dict[str, Any] = {}
-    for key, opts in legal.items():
-        options = tuple(opts) or (f"{key} H",)
+    for key, opts in legal:
+        options = opts or (f"{key} H",)
         kind: Any = Annotated[
             one_of(options),
             WithJsonSchema({"type": "string", "enum": list(options)}),
