@@ -4,6 +4,7 @@ silence); a `--set` value holding ': ' that fails gets a hint to quote it."""
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import pty
 import select
@@ -58,21 +59,18 @@ def test_a_real_ctrl_c_in_a_terminal(tmp_path):
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command as a person types it
         os.chdir(tmp_path)
+        # a hang is killed with SIGABRT, which makes the child print every thread's stack
+        os.environ["PYTHONFAULTHANDLER"] = "1"
+        os.environ["COLUMNS"] = "200"  # the question on one line, whatever the terminal says
         os.execv(
             WARGRAPH,
             ["wargraph", "play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1",
              "--human", "azuristan", "--db", str(db), "--thread", "t2"],
         )  # fmt: skip
-    out = b""
-    deadline = time.time() + 60
-    try:
-        while time.time() < deadline and b"\n> " not in out and b"\r\n> " not in out:
-            if select.select([fd], [], [], 0.5)[0]:
-                out += os.read(fd, 65536)
-        time.sleep(0.5)
-        os.killpg(pid, signal.SIGINT)
-        deadline = time.time() + 20
-        while time.time() < deadline:
+
+    def read(seconds: float, until: bytes | None = None) -> bytes:
+        got, deadline = b"", time.time() + seconds
+        while time.time() < deadline and not (until and until in got):
             if select.select([fd], [], [], 0.5)[0]:
                 try:
                     chunk = os.read(fd, 65536)
@@ -80,17 +78,29 @@ def test_a_real_ctrl_c_in_a_terminal(tmp_path):
                     break
                 if not chunk:
                     break
-                out += chunk
+                got += chunk
+        return got
+
+    # the person's prompt: the question's last words, then "> " on a line of its own
+    out = read(90, until=b"what for.")
+    out += read(10, until=b"> ")
+    time.sleep(0.5)
+    os.killpg(pid, signal.SIGINT)
+    try:
+        out += read(60, until=b"--thread t2 --db")
     finally:
-        done, status, waited = 0, 0, time.time() + 10
+        done, status, waited = 0, 0, time.time() + 30
         while not done and time.time() < waited:  # it exits once it has said so
             done, status = os.waitpid(pid, os.WNOHANG)
             time.sleep(0.1)
-        if not done:  # still running after the interrupt: a failure, but never a stray process
-            os.kill(pid, signal.SIGKILL)
+        if not done:  # still running after the interrupt: its stacks, then no stray process
+            os.kill(pid, signal.SIGABRT)
+            out += read(5)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
             _, status = os.waitpid(pid, 0)
     text = " ".join(out.decode(errors="replace").split())
-    assert "wargraph resume --thread t2 --db" in text, text[-800:]
+    assert "wargraph resume --thread t2 --db" in text, text[-3000:]
     assert os.waitstatus_to_exitcode(status) == 130
 
 
