@@ -259,18 +259,18 @@ def game_views(
     `pages`, written now where missing; without, linked where one is already there and up to
     date (a page costs more than a scripted game). A game without one is listed without a link."""
     try:
-        from wargraph.view import ensure_view, fresh_view
+        from wargraph.view import ensure_views, fresh_view
     except ImportError:
         return []
     store = out_dir / "checkpoints.sqlite"
     db = str(store) if store.exists() else None
+    folders = {i: out_dir / str(o["folder"]) for i, o in enumerate(outcomes) if o.get("folder")}
+    paths = list(folders.values())
+    found = ensure_views(paths, db=db) if pages else [fresh_view(f) for f in paths]
+    views = dict(zip(folders, found, strict=True))
     rows = []
-    for o in outcomes:
-        folder = o.get("folder")
-        if not folder:
-            view = None
-        else:
-            view = ensure_view(out_dir / folder, db=db) if pages else fresh_view(out_dir / folder)
+    for i, o in enumerate(outcomes):
+        view = views.get(i)
         link = f"[view]({view.relative_to(out_dir).as_posix()})" if view else "–"
         rows.append(
             [o.get("label", o.get("condition", "?")), o.get("run", "?"), o.get("status", "?"), link]

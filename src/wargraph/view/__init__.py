@@ -7,6 +7,9 @@ shown, what it answered, and who knew what (`wargraph view RUN_DIR`).
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ __all__ = [
     "ViewError",
     "build_view",
     "ensure_view",
+    "ensure_views",
     "fresh_view",
     "view_html",
     "write_stored_view",
@@ -140,3 +144,27 @@ def ensure_view(run_dir: str | Path, *, db: str | None = None) -> Path | None:
         return write_view(folder, db=db)
     except (ViewError, OSError):
         return None
+
+
+def ensure_views(
+    folders: list[Path], *, db: str | None = None, workers: int | None = None
+) -> list[Path | None]:
+    """`ensure_view` for each folder (in order), the missing pages written in up to `workers`
+    forked processes (default: one per core). A page is CPU under one interpreter lock (a
+    Diplomacy page draws its maps), so a report of many games writes them on every core. Where
+    forking is not safe (not Linux, other threads running) they are written here, one by one."""
+    todo = [i for i, f in enumerate(folders) if fresh_view(f) is None]
+    n = min(workers or os.cpu_count() or 1, len(todo))
+    if n < 2 or len(todo) < 4 or sys.platform != "linux" or threading.active_count() > 1:
+        return [ensure_view(f, db=db) for f in folders]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(n, mp_context=mp.get_context("fork")) as pool:
+        pages = pool.map(_page_in_worker, [(folders[i], db) for i in todo])
+        written = dict(zip(todo, pages, strict=True))
+    return [written[i] if i in written else fresh_view(f) for i, f in enumerate(folders)]
+
+
+def _page_in_worker(job: tuple[Path, str | None]) -> Path | None:
+    return ensure_view(job[0], db=job[1])

@@ -322,13 +322,13 @@ def _link_views(st: Standing, out: Path, pages: bool) -> None:
     written where missing or older than its record (a report rebuilt later redraws nothing);
     without, linked where one is already there and up to date (`--pages` or `wargraph view
     FOLDER` writes the rest: a page costs more than a scripted game)."""
-    from wargraph.view import ensure_view, fresh_view
+    from wargraph.view import ensure_views, fresh_view
 
     store = out / "checkpoints.sqlite"  # the games' store unless --db named another
     db = str(store) if store.exists() else None
-    for r in st.rows:
-        folder = out / r["folder"]
-        view = ensure_view(folder, db=db) if pages else fresh_view(folder)
+    folders = [out / r["folder"] for r in st.rows]
+    views = ensure_views(folders, db=db) if pages else [fresh_view(f) for f in folders]
+    for r, view in zip(st.rows, views, strict=True):
         r["view"] = view.relative_to(out).as_posix() if view else None
 
 
