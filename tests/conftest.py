@@ -100,9 +100,9 @@ def pytest_collection_modifyitems(config, items):
         folder = os.path.relpath(str(item.path), tests).split(os.sep)[0]
         if folder in _FOLDER_MARKS:
             item.add_marker(_FOLDER_MARKS[folder])
-        if grouping and not item.get_closest_marker("xdist_group"):
-            if folder in _FOLDER_GROUPS:
-                item.add_marker(pytest.mark.xdist_group(folder))
+        grouped = item.get_closest_marker("xdist_group")
+        if grouping and folder in _FOLDER_GROUPS and not grouped:
+            item.add_marker(pytest.mark.xdist_group(folder))
 
 
 class _GroupsInNodeIds:
