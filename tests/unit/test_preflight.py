@@ -199,19 +199,6 @@ def _experiment(tmp_path: Path, model: str, judge: str | None = None) -> Path:
     return path
 
 
-def test_an_experiment_whose_model_cannot_answer_plays_no_game(tmp_path):
-    url = f"http://127.0.0.1:{_free_port()}/v1"
-    out = tmp_path / "exp"
-    res = CliRunner().invoke(
-        app, ["experiment", str(_experiment(tmp_path, f"openai:qwen@{url}")), "--out", str(out)]
-    )
-    assert res.exit_code == 2, res.output
-    text = _one_line(res.output)
-    assert url in text and "unreachable" in text and "condition remote: north" in text, text
-    assert "no game of the experiment was played" in text and "Traceback" not in res.output
-    assert not (out / "games").exists()
-
-
 def test_an_experiment_checks_its_judge_too(tmp_path):
     from wargraph.evals.experiment.preflight import models_of, preflight_experiment
     from wargraph.evals.experiment.spec import ExperimentError, load_experiment
@@ -238,16 +225,23 @@ def _tournament(tmp_path: Path, model: str) -> Path:
     return path
 
 
-def test_a_tournament_whose_entrant_cannot_answer_plays_no_game(tmp_path):
+@pytest.mark.parametrize(
+    ("command", "make", "who"),
+    [
+        ("experiment", _experiment, "condition remote: north"),
+        ("tournament", _tournament, "entrant remote"),
+    ],
+)
+def test_a_study_whose_model_cannot_answer_plays_no_game(tmp_path, command, make, who):
     url = f"http://127.0.0.1:{_free_port()}/v1"
-    out = tmp_path / "cup"
+    out = tmp_path / "out"
     res = CliRunner().invoke(
-        app, ["tournament", str(_tournament(tmp_path, f"openai:qwen@{url}")), "--out", str(out)]
+        app, [command, str(make(tmp_path, f"openai:qwen@{url}")), "--out", str(out)]
     )
     assert res.exit_code == 2, res.output
     text = _one_line(res.output)
-    assert url in text and "unreachable" in text and "entrant remote" in text, text
-    assert "no game of the tournament was played" in text and "Traceback" not in res.output
+    assert url in text and "unreachable" in text and who in text, text
+    assert f"no game of the {command} was played" in text and "Traceback" not in res.output
     assert not (out / "games").exists()
 
 
