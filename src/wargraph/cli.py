@@ -1039,8 +1039,24 @@ def tournament(
         raise typer.Exit(code)
 
 
+def _ctrl_c_at_the_terminal() -> None:
+    """Ctrl-C stops a command a person runs at a terminal even when it started with SIGINT
+    ignored (a parent that ignores it: a script's background job, Ray's in-process driver), as
+    `wargraph serve` does: Python leaves an inherited SIG_IGN alone, and a person at a prompt
+    could then not stop the game. A terminal sends SIGINT to its foreground job only, so a
+    background job that meant to ignore it still never receives it."""
+    import signal
+
+    try:
+        if sys.stdin.isatty() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except (ValueError, OSError, AttributeError):  # not the main thread, no stdin
+        pass
+
+
 def main() -> None:
     """The console entry point: an unexpected failure is one clear line, its details in a log."""
+    _ctrl_c_at_the_terminal()
     try:
         app()
     except SystemExit as exc:

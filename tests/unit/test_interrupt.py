@@ -53,8 +53,11 @@ WARGRAPH = str(Path(sys.executable).with_name("wargraph"))  # the venv's, on PAT
 
 
 @pytest.mark.skipif(not Path(WARGRAPH).exists(), reason="no wargraph command beside python")
-def test_a_real_ctrl_c_in_a_terminal(tmp_path):
-    """SIGINT to the terminal's process group, as the keyboard sends it, at a person's prompt."""
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_a_real_ctrl_c_in_a_terminal(tmp_path, inherited):
+    """SIGINT to the terminal's process group, as the keyboard sends it, at a person's prompt;
+    also when wargraph started with SIGINT ignored by its parent (Python then leaves Ctrl-C
+    ignored: the game hung at the prompt when a test process's Ray driver had left it so)."""
     db = tmp_path / "g.sqlite"
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command as a person types it
@@ -62,6 +65,7 @@ def test_a_real_ctrl_c_in_a_terminal(tmp_path):
         # a hang is killed with SIGABRT, which makes the child print every thread's stack
         os.environ["PYTHONFAULTHANDLER"] = "1"
         os.environ["COLUMNS"] = "200"  # the question on one line, whatever the terminal says
+        signal.signal(signal.SIGINT, signal.SIG_DFL if inherited == "default" else signal.SIG_IGN)
         os.execv(
             WARGRAPH,
             ["wargraph", "play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1",
