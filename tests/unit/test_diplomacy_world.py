@@ -391,6 +391,22 @@ def test_render_svg_per_phase(opening):
         W.render_svg(new, "S1950M")
 
 
+def test_a_map_is_the_engines_own_drawing(opening):
+    """One Renderer per map serves every drawing (it parsed its SVG twice when made): each
+    phase's map is what a fresh engine Renderer draws, in any order, after another game's."""
+    from diplomacy.engine.renderer import Renderer
+
+    first, _ = W.adjudicate(opening, {"FRANCE": ["A PAR - BUR"], "GERMANY": ["A MUN - RUH"]})
+    later, _ = W.adjudicate(first, {"ENGLAND": ["F LON - NTH"]})
+    other, _ = W.adjudicate(opening, {"ITALY": ["A VEN - TYR"]})
+    names = [p["name"] for p in later["phases"]]
+    W.render_svg(other)  # the shared renderer drew another game last
+    for name in reversed(names):
+        phases = later["phases"][: names.index(name) + 1]
+        fresh = Renderer(W.load({**later, "phases": phases})).render(incl_orders=True)
+        assert W.render_svg(later, name) == fresh, name
+
+
 def test_random_legal_play_to_1905_never_errors():
     rng = random.Random(7)
     saved = W.new_game(game_id="loop")
