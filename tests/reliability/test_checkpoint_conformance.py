@@ -11,8 +11,6 @@ for the reason given, so a change that makes the saver conform (or fail otherwis
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,6 +20,7 @@ from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.capabilities import Capability
 from langgraph.checkpoint.conformance.report import ProgressCallbacks
 
+from tests.aio import run
 from tests.stores import params, store
 from wargraph.store.saver import Saver, open_async_saver
 
@@ -75,12 +74,7 @@ def _run(kind: str, folder: Path, capability: str) -> list[tuple[str, bool, str]
     progress = ProgressCallbacks(
         on_test_result=lambda cap, name, ok, err: checks.append((name, ok, err or ""))
     )
-    # in a thread of its own: a test before this one in the same worker (Playwright's sync API)
-    # may have left an event loop running in this thread, where asyncio.run refuses to start
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        report = pool.submit(
-            asyncio.run, validate(wargraph_saver, capabilities={capability}, progress=progress)
-        ).result()
+    report = run(validate(wargraph_saver, capabilities={capability}, progress=progress))
     result = report.results[capability]
     assert result.detected, f"{capability}: the saver does not implement it"
     return checks

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import wargraph.server.graphs as factories
+from tests.aio import run
 from wargraph.kernel.scenario import ScenarioError
 from wargraph.server import FAMILIES
 from wargraph.server.seats import (
@@ -31,13 +31,7 @@ from wargraph.server.serve import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _run(coro):
-    """Run a coroutine in its own thread: an earlier test in the session (a sync client of an
-    async library) may leave an event loop running in this one, where asyncio.run refuses."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+_run = run
 
 
 def test_repository_langgraph_json_is_the_served_default():

@@ -10,13 +10,13 @@ import contextlib
 import dataclasses
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
+from tests.aio import run
 from tests.stores import params, store
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario
@@ -43,10 +43,7 @@ def _config(thread_id: str) -> dict[str, Any]:
     return {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000}
 
 
-def _run(coro: Any) -> Any:
-    # in a thread of its own: an earlier test's sync client may leave a loop running here
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+_run = run
 
 
 def _bytes(record: dict[str, Any]) -> bytes:

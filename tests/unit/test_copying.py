@@ -5,15 +5,14 @@ and the source is only read, under its lease."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.aio import run
 from tests.unit.test_pruning import (
     SEAT,
     _answer,
@@ -243,8 +242,7 @@ def test_acopy_thread_the_method_langgraph_api_calls(store_db):
                 assert getattr(type(saver), name) is not getattr(BaseCheckpointSaver, name)
             await saver.acopy_thread("c", "d")
 
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, copy()).result()
+    run(copy())
     with open_saver(store_db) as saver:
         assert _readings(_counting()(checkpointer=saver), "d") == before
 

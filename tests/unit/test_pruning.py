@@ -5,10 +5,8 @@ scenario and settings are read from."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
-from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
 import pytest
@@ -17,6 +15,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 from typing_extensions import TypedDict
 
+from tests.aio import run
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.state import SNAPSHOT_EVERY
 from wargraph.runs.records import build_record
@@ -310,8 +309,7 @@ def test_the_async_methods_langgraph_api_calls(store_db):
             await saver.aprune(["c"])
             await saver.adelete_for_runs(["run-2"])
 
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, prune()).result()
+    run(prune())
     assert _rows(store_db, "c")[""] < rows[""] and _rows(store_db, "d") == {}
     with open_saver(store_db) as saver:
         assert _counting()(checkpointer=saver).get_state(_config("c")).values == latest

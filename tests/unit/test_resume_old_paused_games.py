@@ -15,7 +15,6 @@ from another task) never matched: the answer was dropped and the person asked ag
 
 from __future__ import annotations
 
-import asyncio
 import builtins
 import json
 import shutil
@@ -26,6 +25,7 @@ import pytest
 from langgraph.types import Command
 from typer.testing import CliRunner
 
+from tests.aio import run
 from wargraph.cli import app
 from wargraph.runs.runner import game_graph, load_run, resume, thread_config
 from wargraph.store.saver import open_async_saver, open_saver
@@ -123,7 +123,7 @@ def test_a_served_game_answers_the_old_question_under_ainvoke(db, thread):
                 await graph.ainvoke(resume, config, context=ctx)
             return state.values
 
-    values = asyncio.run(play_on())
+    values = run(play_on())
     assert values["done"] and not answers
     assert values["events"] == old["events_at_end"]
     assert stored(db, thread)[2] == old["notes_at_end"]

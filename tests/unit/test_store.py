@@ -3,12 +3,10 @@ async; a store that cannot be used is one clear line."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from typer.testing import CliRunner
 
+from tests.aio import run
 from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
@@ -33,9 +31,7 @@ def test_a_game_read_back_async_equals_the_game_written_sync(store_db):
             graph = build_for(sc).compile(checkpointer=saver)
             return (await graph.aget_state({"configurable": {"thread_id": "both"}})).values
 
-    # in a thread of its own: an earlier test's sync client may leave a loop running here
-    with ThreadPoolExecutor(1) as pool:
-        values = pool.submit(asyncio.run, read()).result()
+    values = run(read())
     assert values["events"] == result.values["events"]
 
 
