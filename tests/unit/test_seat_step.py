@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langgraph.types import Command
 
 from wargraph.kernel.context import GameContext
@@ -73,15 +74,21 @@ def test_a_seats_notes_reach_only_its_own_prompts_and_outlive_a_restart(tmp_path
     assert later, "round 1's notes did not reach round 2 after the restart"
 
 
-def test_a_person_reviewing_a_draft_never_makes_the_seat_ask_again(checkpointer, monkeypatch):
-    asked: list[str] = []
+@pytest.fixture
+def asked(monkeypatch) -> list[str]:
+    """The id of every ask the scripted decider answers, in order."""
+    ids: list[str] = []
     decide = ScriptedDecider.decide
 
     def counted(self, ask, schema, *, memory=""):
-        asked.append(ask["id"])
+        ids.append(ask["id"])
         return decide(self, ask, schema, memory=memory)
 
     monkeypatch.setattr(ScriptedDecider, "decide", counted)
+    return ids
+
+
+def test_a_person_reviewing_a_draft_never_makes_the_seat_ask_again(checkpointer, asked):
     sc = load_scenario("azuristan_crimsonia", ["rounds=1", "questions=[]", "control.review=true"])
     graph = build_for(sc).compile(checkpointer=checkpointer)
     cfg = {"configurable": {"thread_id": "r"}}
@@ -104,17 +111,7 @@ def test_a_person_reviewing_a_draft_never_makes_the_seat_ask_again(checkpointer,
     assert [m["id"] for m in memory] == drafted  # the reviewed step is remembered once
 
 
-def test_a_game_forked_from_an_earlier_state_gives_each_seat_its_notes_of_then(
-    checkpointer, monkeypatch
-):
-    asked: list[str] = []
-    decide = ScriptedDecider.decide
-
-    def counted(self, ask, schema, *, memory=""):
-        asked.append(ask["id"])
-        return decide(self, ask, schema, memory=memory)
-
-    monkeypatch.setattr(ScriptedDecider, "decide", counted)
+def test_a_game_forked_from_an_earlier_state_gives_each_seat_its_notes_of_then(checkpointer, asked):
     sc = load_scenario("azuristan_crimsonia", ["rounds=2", "questions=[]"])
     graph = build_for(sc).compile(checkpointer=checkpointer)
     cfg = {"configurable": {"thread_id": "f"}}
