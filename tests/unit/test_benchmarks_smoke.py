@@ -84,3 +84,19 @@ def test_results_are_written_as_json_with_the_machine(tmp_path):
     path = write_result("demo", common.result_payload("demo", 0.0, rows=[]), tmp_path)
     data = json.loads(path.read_text())
     assert data["benchmark"] == "demo" and data["machine"]["cpu_model"]
+
+
+def test_seats_at_once_compares_each_shape_with_ai_diplomacy_at_the_same_rounds():
+    """AI_Diplomacy's measured 2.5 s is at its default of no negotiation round (four waves); at
+    N rounds its lm_game.py waits for N + 3 waves, derived at its measured cost per wave."""
+    from benchmarks import seats_at_once as b
+
+    assert [b.rounds_of(s) for s in b.SHAPES] == [0, 2, 1, 2]
+    none = b.like_for_like({"shape": "no press", "wall_per_phase_s": 0.75})
+    assert none["ai_diplomacy_wall_s"] == 2.5 and none["ai_diplomacy_how"].startswith("measured")
+    assert none["x_ai_diplomacy"] == pytest.approx(0.3)
+    shipped = b.like_for_like({"shape": "shipped", "wall_per_phase_s": 2.5})
+    assert shipped["ai_diplomacy_waves"] == 5 and shipped["ai_diplomacy_how"] == "derived"
+    assert shipped["ai_diplomacy_wall_s"] == pytest.approx(3.125)
+    assert shipped["x_ai_diplomacy"] == pytest.approx(0.8)
+    assert b.like_for_like({"shape": "shipped", "wall_per_phase_s": None})["x_ai_diplomacy"] is None
