@@ -87,6 +87,18 @@ def test_a_note_of_two_messages_is_shown_when_both_are():
     assert unseen_notes(notes, one) == notes
 
 
+def test_a_note_of_paragraphs_is_shown_when_its_event_is():
+    """A capable model's entry in Markdown (a heading, blank lines): its note and its event, the
+    same text, shortened in the view, match across the blank lines."""
+    entry = (
+        "## Assessment\n\nThe Italo-German understanding holds for now.\n\n- Keep talking. " + LONG
+    )
+    notes = render_memory([{"text": f"(round 1, diary) {entry}"}])
+    shown = render_events([event(1, entry, "summary")], current_round=2)
+    assert unseen_notes(notes, shown) == ""
+    assert unseen_notes(notes, quote("something else")) == notes
+
+
 HAIWIRE = yaml.safe_load(Path(shipped_scenarios()["haiwire"]).read_text())
 
 

@@ -149,7 +149,9 @@ def unseen_notes(notes: str, context: str) -> str:
 
 
 def _is_shown(note: str, shown: str) -> bool:
-    body = _LABEL.sub("", _flat(note)).lstrip("> ")
+    # whitespace folded as in `shown`: a note of paragraphs (a capable model's Markdown) flattens
+    # its blank lines to double spaces, and then never matched its own event
+    body = " ".join(_LABEL.sub("", _flat(note)).lstrip("> ").split())
     pieces = _MESSAGE_END.split(body) if _ADDRESSED.search(body) else [body]
     openings = [p.strip()[:_OPENING].strip() for p in pieces]
     openings = [o for o in openings if o]
