@@ -66,26 +66,26 @@ FAMILIES: tuple[FamilySpec, ...] = (
             "tabletop.die": 100,
             "tabletop.success": 100,
         },
-        world="wargraph.games.tabletop.graph",
+        world="wargraph.graphs.tabletop.graph",
         long_note="haiwire's inject deck holds 9 cards, so at most 9 rounds",
     ),
     FamilySpec(
         "waragent",
         "wwi",
         long={"rounds": 10, "waragent.stop_unchanged": 0},
-        world="wargraph.games.waragent.rules",
+        world="wargraph.graphs.waragent.rules",
     ),
     FamilySpec(
         "diplomacy",
         None,
         long={"rounds": 10},
-        world="wargraph.games.diplomacy.rules",
+        world="wargraph.graphs.diplomacy.rules",
         long_note="one round = one engine phase (S1901M, F1901M, W1901A, ...)",
     ),
 )
 
 # The tabletop's chance engine lives in its graph module; only these functions are "engine".
-_ENGINE_NAMES = {"wargraph.games.tabletop.graph": ("draw", "roll_die", "outcome_of")}
+_ENGINE_NAMES = {"wargraph.graphs.tabletop.graph": ("draw", "roll_die", "outcome_of")}
 
 
 def family_spec(name: str) -> FamilySpec:
@@ -99,7 +99,7 @@ def family_module(spec: FamilySpec) -> tuple[types.ModuleType | None, str]:
     """The family's graph module, or None and why it is not available (not written yet, or
     broken while someone works on it): a benchmark reports that instead of failing."""
     try:
-        return importlib.import_module(f"wargraph.games.{spec.name}.graph"), ""
+        return importlib.import_module(f"wargraph.graphs.{spec.name}.graph"), ""
     except Exception as err:  # any import error means: not available in this tree
         return None, f"not available ({type(err).__name__}: {str(err)[:120]})"
 
@@ -366,7 +366,7 @@ class _Patches:
 def engine_functions(world: str | None) -> list[tuple[types.ModuleType, str]]:
     """The engine's public functions, in its own module and wherever a graph module imported them
     by name (a `from ... import f` keeps its own reference, so both places are patched). A package
-    (`wargraph.games.waragent.rules`) counts the functions it re-exports from its own modules, patched
+    (`wargraph.graphs.waragent.rules`) counts the functions it re-exports from its own modules, patched
     in every loaded module of the package too, since its modules import each other by name."""
     if not world:
         return []
@@ -389,7 +389,7 @@ def engine_functions(world: str | None) -> list[tuple[types.ModuleType, str]]:
         )
     funcs = {id(getattr(mod, n)): n for n in names if hasattr(mod, n)}
     places = [(mod, n) for n in funcs.values()]
-    prefixes = ("wargraph.games.", inside) if inside else ("wargraph.games.",)
+    prefixes = ("wargraph.graphs.", inside) if inside else ("wargraph.graphs.",)
     for gname, gmod in list(sys.modules.items()):
         if not gname.startswith(prefixes) or gmod is None or gmod is mod:
             continue

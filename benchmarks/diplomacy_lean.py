@@ -4,7 +4,7 @@
    SQLite checkpointer, an output folder), side by side in one run; the cost per phase is
    (wall of the 1905 game - wall of the 1901 game) / the phases between, so setup and the
    end-of-game work (measures, the final map) cancel out. The game's engine work (every call
-   into `wargraph.games.diplomacy.rules`'s engine boundary: loading positions, legal orders, unit
+   into `wargraph.graphs.diplomacy.rules`'s engine boundary: loading positions, legal orders, unit
    blocks, the secretary, adjudication, press, maps) is set beside a bare `diplomacy` engine loop
    playing the same phases with the same orders.
 2. The order prompt: a scripted game to 1905 whose diaries, digests and messages are 80-150
@@ -67,7 +67,7 @@ def engine_places() -> list[tuple[Any, str]]:
     import importlib
     import inspect
 
-    mods = [importlib.import_module(f"wargraph.games.diplomacy.{m}") for m in ENGINE_MODULES]
+    mods = [importlib.import_module(f"wargraph.graphs.diplomacy.{m}") for m in ENGINE_MODULES]
     funcs = {
         id(obj): obj
         for mod in mods
@@ -80,7 +80,9 @@ def engine_places() -> list[tuple[Any, str]]:
     holders = [
         m
         for name, m in list(sys.modules.items())
-        if m is not None and name.startswith("wargraph.games.diplomacy.rules") and name not in inner
+        if m is not None
+        and name.startswith("wargraph.graphs.diplomacy.rules")
+        and name not in inner
     ]
     places = []
     for m in holders:
@@ -91,7 +93,7 @@ def engine_places() -> list[tuple[Any, str]]:
                 # an alias (`G.unit_lines`): the names this module reads through it
                 used = set(re.findall(rf"\b{name}\.(\w+)", inspect.getsource(m)))
                 places += [(obj, n) for n in sorted(used) if id(getattr(obj, n, None)) in funcs]
-    position = importlib.import_module("wargraph.games.diplomacy.engine").Position
+    position = importlib.import_module("wargraph.graphs.diplomacy.engine").Position
     return list(dict.fromkeys(places)) + [(position, "derived")]
 
 
@@ -126,8 +128,8 @@ class DiplomacyMeter(GameMeter):
 def cold_start() -> None:
     """Each measured game starts cold: the same seed plays the same positions, and a game must
     not find its positions (or its texts' token counts) kept from the game before."""
-    import wargraph.games.diplomacy.budget as budget
-    import wargraph.games.diplomacy.engine as engine
+    import wargraph.graphs.diplomacy.budget as budget
+    import wargraph.graphs.diplomacy.engine as engine
 
     engine.forget_positions()
     budget.estimate_tokens.cache_clear()
@@ -318,10 +320,10 @@ def order_prompts(workdir: Path, year: int = LONG_YEAR) -> dict[str, Any]:
         tokenizer()
         counter, how = count_tokens, "embedded model tokenizer (llama.cpp, vocabulary only)"
     except Exception as err:  # no llama.cpp or no model file: a documented estimate
-        from wargraph.games.diplomacy.budget import estimate_tokens
+        from wargraph.graphs.diplomacy.budget import estimate_tokens
 
         counter = estimate_tokens
-        how = f"estimate (wargraph.games.diplomacy.budget.estimate_tokens): {err}"
+        how = f"estimate (wargraph.graphs.diplomacy.budget.estimate_tokens): {err}"
     spec = family_spec("diplomacy")
     overrides = {"diplomacy.max_year": year, **LONG_TEXT_OVERRIDES}
     with long_texts():
@@ -361,7 +363,7 @@ def order_prompts(workdir: Path, year: int = LONG_YEAR) -> dict[str, Any]:
 def run(
     *, quick: bool = False, repeats: int | None = None, write: bool = True, show: bool = True
 ) -> dict[str, Any]:
-    from wargraph.games.diplomacy.budget import CONTEXT_BUDGETS
+    from wargraph.graphs.diplomacy.budget import CONTEXT_BUDGETS
 
     started, load_at_start = time.perf_counter(), load_average()
     workdir = Path(tempfile.mkdtemp(prefix="wargraph-bench-diplomacy-"))
@@ -415,7 +417,7 @@ def run(
         notes=[
             "cost per phase = (wall of a game to 1905 - wall of a game to 1901) / the phases "
             "between; both on the runner's SQLite checkpointer with an output folder",
-            "engine work = time inside the engine boundary (wargraph.games.diplomacy.rules's engine, "
+            "engine work = time inside the engine boundary (wargraph.graphs.diplomacy.rules's engine, "
             "orders, geography, press, render modules), nested calls counted once",
             "long texts: the scripted decider with 80-150-word diaries, digests and messages "
             "(ScriptedLongTexts), diplomacy.message_chars and diary_chars 1000",

@@ -7,17 +7,14 @@ What a game author uses, importable from here (each name is loaded when first us
 
 The layout: `kernel` (state, context, scenario schema, views, table, World and parts, family
 registry), `nodes` (the phase library), `models`, `seats`, `store`, `runs`, `view`, `server`,
-`evals`, and `games/<family>` (one package per built-in family, shaped like a plug-in).
+`evals`, and the design's data and game folders: `graphs/<family>` (one package per built-in
+family), `prompts/<family>` (its templates) and `scenarios/<family>` (its YAML).
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
-
-from wargraph import _moved
-
-_moved.install()  # old import paths keep working for one release
 
 # public name -> module that defines it
 _PUBLIC = {
@@ -40,7 +37,7 @@ _PUBLIC = {
     # composing a game
     "GameGraph": "wargraph.kernel.graphkit",
     "build_game": "wargraph.kernel.graphkit",
-    "default_graphs": "wargraph.kernel.graphkit",
+    "served_graph": "wargraph.server.factory",
     "quote": "wargraph.kernel.views",
     "register_schema": "wargraph.seats.schemas",
     "load_prompt": "wargraph.prompts",
@@ -117,7 +114,6 @@ __all__ = [
     "check_allocation",
     "contest",
     "Debrief",
-    "default_graphs",
     "Diary",
     "even_split",
     "in_turn",
@@ -162,6 +158,7 @@ __all__ = [
     "score_measures",
     "ScoreCast",
     "scores",
+    "served_graph",
     "SECRETARY",
     "Secretary",
     "Section",
@@ -187,7 +184,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from wargraph.kernel.context import GameContext
     from wargraph.kernel.families import Bot, Family, FamilyError, Option
-    from wargraph.kernel.graphkit import GameGraph, build_game, default_graphs
+    from wargraph.kernel.graphkit import GameGraph, build_game
     from wargraph.kernel.record import RoundRecord, round_record
     from wargraph.kernel.scenario import Scenario, ScenarioError, Section, load_scenario
     from wargraph.kernel.state import EVERYONE, Event
@@ -195,6 +192,7 @@ if TYPE_CHECKING:
     from wargraph.kernel.views import quote
     from wargraph.prompts import load_prompt, render_prompt
     from wargraph.seats.schemas import register_schema
+    from wargraph.server.factory import served_graph
     from wargraph.worlds import (
         ADJUDICATE,
         ALLOCATION,

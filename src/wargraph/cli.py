@@ -992,7 +992,7 @@ def experiment(
 @app.command()
 def tournament(
     file: Annotated[
-        str, typer.Argument(help="Tournament YAML (src/wargraph/evals/tournaments/*.yaml).")
+        str, typer.Argument(help="Tournament YAML (src/wargraph/scenarios/tournaments/*.yaml).")
     ],
     out: Annotated[
         Path | None, typer.Option(help="Folder (default runs/tournaments/NAME).")

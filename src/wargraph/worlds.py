@@ -59,10 +59,6 @@ from wargraph.kernel.question import (
 )
 from wargraph.kernel.world import NARRATIVE, World
 
-# This module was a package: its old submodules (`wargraph.worlds.diplomacy.engine` ...) still
-# import for one release through wargraph._moved, which needs the parent to look like a package.
-__path__: list[str] = []  # searched by nothing: empty
-
 __all__ = [
     "ADJUDICATE",
     "ALLOCATION",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.test_play_in_browsers import _shot
-from wargraph.games.diplomacy.schemas import messages_schema, orders_text_schema
+from wargraph.graphs.diplomacy.schemas import messages_schema, orders_text_schema
 from wargraph.seats.schemas import flat_json_schema
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]

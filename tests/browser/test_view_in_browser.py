@@ -216,7 +216,7 @@ def test_the_server_serves_the_view_behind_the_facilitators_token(server, browse
         tid = started["thread_id"]
         waiting_for(server, client, tid, {"crimsonia"})
         seat = token_of(started["links"]["crimsonia"])
-        path = f"/wargraph/games/{tid}/view-data"
+        path = f"/wargraph/graphs/{tid}/view-data"
         assert client.get(path).status_code == 401
         assert client.get(path, headers=bearer(seat)).status_code == 403
         page = client.get("/view")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from wargraph.games.blotto.world import check_allocation, score_fronts
+from wargraph.graphs.blotto.world import check_allocation, score_fronts
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-import wargraph.games.diplomacy.rules as W
+import wargraph.graphs.diplomacy.rules as W
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from wargraph.games.tabletop.graph import OUTCOME_TEXT, roll_die
+from wargraph.graphs.tabletop.graph import OUTCOME_TEXT, roll_die
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace

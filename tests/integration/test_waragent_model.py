@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from wargraph.games.waragent.rules import Situation, validate
+from wargraph.graphs.waragent.rules import Situation, validate
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.runner import play

@@ -94,7 +94,7 @@ def test_the_wheel_carries_every_package_and_data_file_without_warnings(built):
     }
     missing = sorted(wanted - names)
     assert not missing, f"left out of the wheel: {missing[:20]}"
-    assert "wargraph/games/waragent/game.py" in names and "wargraph/web/play.js" in names
+    assert "wargraph/graphs/waragent/game.py" in names and "wargraph/web/play.js" in names
     assert not re.search(r"(?i)warning", log), log[-3000:]
 
 

@@ -39,7 +39,7 @@ class Family:
 
     @property
     def module(self) -> str:
-        return f"wargraph.games.{self.name}.graph"
+        return f"wargraph.graphs.{self.name}.graph"
 
     def available(self) -> bool:
         """Landed and importable (for tests that mix families rather than parametrize them)."""

@@ -36,7 +36,7 @@ from wargraph.kernel.context import GameContext
 for _family in ("crisis", "flow", "tabletop", "waragent", "diplomacy"):
     # a family still being written may not import yet: its tests are skipped by the suite
     with contextlib.suppress(Exception):
-        importlib.import_module(f"wargraph.games.{_family}.graph")
+        importlib.import_module(f"wargraph.graphs.{_family}.graph")
 
 
 class Hooks:

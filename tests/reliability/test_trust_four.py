@@ -431,7 +431,7 @@ def bad_data_plugins(tmp_path, monkeypatch, entry_points):
         name = f"t4{kind}"
         (root / "wg_trust4" / f"{name}.py").write_text(
             "from wargraph.kernel.families import Family\n"
-            f"FAMILY = Family('{name}', 'wargraph.kernel.scenario:Scenario', 'wargraph.games.crisis.graph',"
+            f"FAMILY = Family('{name}', 'wargraph.kernel.scenario:Scenario', 'wargraph.graphs.crisis.graph',"
             f" scenarios='wg_trust4_{kind}_sc', prompts='wg_trust4_{kind}_pr')\n"
         )
         for suffix in ("sc", "pr"):

@@ -87,13 +87,13 @@ def start_game(
 ) -> dict[str, Any]:
     """A crisis game through the facilitator's route; AI seats on the scripted decider."""
     body = {"scenario": "azuristan_crimsonia", "humans": humans, "model": "scripted", **extra}
-    r = client.post("/wargraph/games", headers=bearer(server.facilitator_token), json=body)
+    r = client.post("/wargraph/graphs", headers=bearer(server.facilitator_token), json=body)
     assert r.status_code == 201, r.text
     return r.json()
 
 
 def game(server: Server, client: httpx.Client, thread_id: str) -> dict[str, Any]:
-    r = client.get(f"/wargraph/games/{thread_id}", headers=bearer(server.facilitator_token))
+    r = client.get(f"/wargraph/graphs/{thread_id}", headers=bearer(server.facilitator_token))
     assert r.status_code == 200, r.text
     return r.json()
 

@@ -145,11 +145,11 @@ def test_cross_seat_attempts_on_the_players_routes_are_refused(server, table):
             headers=az,
             json={"thread_id": other_game, "ask_id": "r1.order.plan.azuristan", "answer": "x"},
         ),
-        client.get("/wargraph/games", headers=az),
-        client.get(f"/wargraph/games/{thread_id}", headers=az),
-        client.get(f"/wargraph/games/{thread_id}/record", headers=az),
+        client.get("/wargraph/graphs", headers=az),
+        client.get(f"/wargraph/graphs/{thread_id}", headers=az),
+        client.get(f"/wargraph/graphs/{thread_id}/record", headers=az),
         client.get("/wargraph/scenarios", headers=az),
-        client.post("/wargraph/games", headers=az, json={"scenario": "azuristan_crimsonia"}),
+        client.post("/wargraph/graphs", headers=az, json={"scenario": "azuristan_crimsonia"}),
     ]
     for r in refused:
         assert r.status_code == 403, f"{r.request.method} {r.request.url}: {r.status_code} {r.text}"

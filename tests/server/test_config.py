@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import wargraph.server.graphs as factories
+import wargraph.server.factory as factories
 from tests.aio import run
 from wargraph.kernel.scenario import ScenarioError
 from wargraph.server import FAMILIES
@@ -36,8 +36,14 @@ _run = run
 
 def test_repository_langgraph_json_is_the_served_default():
     data = json.loads((ROOT / "langgraph.json").read_text())
-    for key in ("graphs", "auth", "http"):
+    for key in ("auth", "http"):
         assert data[key] == DEFAULT_CONFIG[key], key
+    # the same graph modules: by file path in the repository (LangGraph's convention), by module
+    # name when served from an installed wheel
+    for family, spec in data["graphs"].items():
+        path, _, var = spec.rpartition(":")
+        assert path == f"./src/wargraph/graphs/{family}/graph.py", spec
+        assert DEFAULT_CONFIG["graphs"][family] == f"wargraph.graphs.{family}.graph:{var}"
     assert list(data["graphs"]) == list(FAMILIES)
     assert data["auth"]["disable_studio_auth"] is True  # else Studio's scheme skips our auth
 

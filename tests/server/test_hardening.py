@@ -45,11 +45,11 @@ def test_foreign_origins_are_refused_everywhere_and_no_private_network_grant(ser
         "Access-Control-Request-Headers": "authorization, content-type",
         "Access-Control-Request-Private-Network": "true",
     }
-    for path in ("/threads/search", "/wargraph/seat/answer", "/wargraph/games"):
+    for path in ("/threads/search", "/wargraph/seat/answer", "/wargraph/graphs"):
         r = client.options(path, headers=preflight)
         assert r.status_code == 403, f"preflight {path}: {r.status_code}"
         assert _cors_headers(r) == {}, f"preflight {path} granted {_cors_headers(r)}"
-    for method, path in (("GET", "/wargraph/games"), ("POST", "/threads/search")):
+    for method, path in (("GET", "/wargraph/graphs"), ("POST", "/threads/search")):
         r = client.request(method, path, headers={**f, "Origin": EVIL}, json={})
         assert r.status_code == 403 and "cross-origin" in r.json()["detail"], r.text
         assert _cors_headers(r) == {}
@@ -117,8 +117,8 @@ def test_idle_and_half_sent_connections_are_closed(server):
 @pytest.mark.parametrize(
     ("path", "body", "expected"),
     [
-        ("/wargraph/games", b"[" * 20_000, "nests more than"),
-        ("/wargraph/games", b'{"scenario": ' + b'{"a": ' * 40 + b"1" + b"}" * 41, "nests more"),
+        ("/wargraph/graphs", b"[" * 20_000, "nests more than"),
+        ("/wargraph/graphs", b'{"scenario": ' + b'{"a": ' * 40 + b"1" + b"}" * 41, "nests more"),
         ("/wargraph/seat/answer", b"[" * 20_000, "nests more than"),
         ("/threads", b"[" * 200_000, "nests more than"),
         ("/threads/search", b'{"metadata": ' + b"[" * 50 + b"]" * 50 + b"}", "nests more"),
@@ -146,7 +146,7 @@ def test_scenario_names_never_open_files_of_the_server(server, client):
         "../server.log",
         str(server.state_dir / "leak"),
     ):
-        r = client.post("/wargraph/games", headers=f, json={"scenario": name, "model": "scripted"})
+        r = client.post("/wargraph/graphs", headers=f, json={"scenario": name, "model": "scripted"})
         assert r.status_code == 400, f"{name}: {r.status_code} {r.text[:300]}"
         assert "no shipped or registered scenario" in r.json()["detail"]
         assert server.secret not in r.text and "LEAKED" not in r.text
@@ -177,7 +177,9 @@ def test_registered_scenarios_and_scenario_text_start_games(server, client):
     assert view["title"] == REGISTERED_TITLE
     text = (server.state_dir.parent / f"{REGISTERED}.yaml").read_text(encoding="utf-8")
     sent = text.replace(REGISTERED_TITLE, "Sent as text")
-    r = client.post("/wargraph/games", headers=f, json={"scenario_text": sent, "model": "scripted"})
+    r = client.post(
+        "/wargraph/graphs", headers=f, json={"scenario_text": sent, "model": "scripted"}
+    )
     assert r.status_code == 201, r.text
     assert r.json()["title"] == "Sent as text"
     for body, message in [
@@ -185,7 +187,7 @@ def test_registered_scenarios_and_scenario_text_start_games(server, client):
         ({"scenario_text": "title: [unclosed\n"}, "scenario_text: line"),
         ({"scenario_text": sent, "scenario": REGISTERED}, "instead of scenario"),
     ]:
-        r = client.post("/wargraph/games", headers=f, json=body)
+        r = client.post("/wargraph/graphs", headers=f, json=body)
         assert r.status_code == 400 and message in r.json()["detail"], r.text
 
 

@@ -42,7 +42,7 @@ def _post(client, server, path, raw: str):
 )
 def test_numbers_out_of_range_are_400_on_the_facilitators_route(server, client, body):
     t0 = time.monotonic()
-    r = _post(client, server, "/wargraph/games", body)
+    r = _post(client, server, "/wargraph/graphs", body)
     assert r.status_code == 400, f"{r.status_code} {r.text[:300]}"
     detail = r.json()["detail"]
     assert "out of range" in detail or "too large" in detail or "finite" in detail, detail
@@ -69,7 +69,7 @@ def test_numbers_out_of_range_are_400_on_the_langgraph_api(server, client):
     r = _post(
         client,
         server,
-        "/wargraph/games",
+        "/wargraph/graphs",
         GAME + f'"seed": {2**63 - 1}}}',
     )
     assert r.status_code == 201, r.text
@@ -141,7 +141,7 @@ def test_a_request_never_names_the_endpoint_or_file_a_served_game_calls(server, 
         },
     }
     for what, body in requests.items():
-        r = client.post("/wargraph/games", headers=f, json=body)
+        r = client.post("/wargraph/graphs", headers=f, json=body)
         assert r.status_code == 403, f"{what}: {r.status_code} {r.text[:300]}"
         assert "not allowed on this server" in r.json()["detail"], what
     api = sdk(server)
@@ -176,7 +176,7 @@ def test_a_request_never_names_the_endpoint_or_file_a_served_game_calls(server, 
 
 def test_the_operators_endpoint_is_allowed(server, client):
     r = client.post(
-        "/wargraph/games",
+        "/wargraph/graphs",
         headers=bearer(server.facilitator_token),
         json={
             "scenario": "azuristan_crimsonia",

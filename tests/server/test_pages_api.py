@@ -36,7 +36,7 @@ def client(server):
     ],
 )
 def test_bad_game_requests_get_a_clear_400(server, client, body, expected):
-    r = client.post("/wargraph/games", headers=bearer(server.facilitator_token), json=body)
+    r = client.post("/wargraph/graphs", headers=bearer(server.facilitator_token), json=body)
     assert r.status_code == 400, r.text
     assert expected in r.json()["detail"]
 
@@ -44,15 +44,15 @@ def test_bad_game_requests_get_a_clear_400(server, client, body, expected):
 def test_malformed_requests(server, client):
     f = bearer(server.facilitator_token)
     r = client.post(
-        "/wargraph/games", headers={**f, "content-type": "application/json"}, content=b"{nope"
+        "/wargraph/graphs", headers={**f, "content-type": "application/json"}, content=b"{nope"
     )
     assert r.status_code == 400 and "not valid JSON" in r.json()["detail"]
-    r = client.post("/wargraph/games", headers=f, json=["a", "list"])
+    r = client.post("/wargraph/graphs", headers=f, json=["a", "list"])
     assert r.status_code == 400 and "JSON object" in r.json()["detail"]
-    r = client.post("/wargraph/games", headers=f, content=b"x" * 70_000)
+    r = client.post("/wargraph/graphs", headers=f, content=b"x" * 70_000)
     assert r.status_code == 413
-    assert client.get("/wargraph/games/not-a-uuid", headers=f).status_code == 404
-    assert client.get(f"/wargraph/games/{uuid.uuid4()}", headers=f).status_code == 404
+    assert client.get("/wargraph/graphs/not-a-uuid", headers=f).status_code == 404
+    assert client.get(f"/wargraph/graphs/{uuid.uuid4()}", headers=f).status_code == 404
 
 
 def test_invalid_answers_come_back_with_the_error_and_the_seat_stays_open(server, client):
@@ -135,7 +135,7 @@ def test_a_human_umpire_reviews_the_scripted_controls_narrative(server, client):
     narration = wait_for(narrated, "the reviewed narration")
     assert narration["text"] == edited
     record = client.get(
-        f"/wargraph/games/{thread_id}/record", headers=bearer(server.facilitator_token)
+        f"/wargraph/graphs/{thread_id}/record", headers=bearer(server.facilitator_token)
     ).json()
     recorded = next(e for e in record["events"] if e["id"] == narration["id"])
     assert recorded["data"]["source"] == "reviewed"
@@ -169,7 +169,7 @@ def test_facilitator_lists_games_and_scenarios(server, client):
         "control",
     ]
     started = start_game(server, client, ["crimsonia"])
-    games = client.get("/wargraph/games", headers=f).json()["games"]
+    games = client.get("/wargraph/graphs", headers=f).json()["games"]
     assert started["thread_id"] in {g["thread_id"] for g in games}
     detail = waiting_for(server, client, started["thread_id"], {"crimsonia"})
     seats = {s["seat"]: s for s in detail["seats"]}

@@ -31,7 +31,7 @@ def _system_assistant(client, graph_id: str) -> dict:
 def test_every_importable_graph_is_served_with_studio_schemas(server):
     client = sdk(server)
     served = {a["graph_id"] for a in client.assistants.search(limit=50)}
-    importable = {f for f in FAMILIES if importlib.util.find_spec(f"wargraph.games.{f}.graph")}
+    importable = {f for f in FAMILIES if importlib.util.find_spec(f"wargraph.graphs.{f}.graph")}
     assert "crisis" in importable
     assert importable <= served, f"graphs that import but are not served: {importable - served}"
     for family in sorted(importable):

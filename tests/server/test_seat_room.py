@@ -35,7 +35,7 @@ def client(server):
 
 def _diplomacy(server, client, humans, options=OPTIONS):
     body = {"scenario": "diplomacy", "humans": humans, "model": "scripted", "options": options}
-    r = client.post("/wargraph/games", headers=bearer(server.facilitator_token), json=body)
+    r = client.post("/wargraph/graphs", headers=bearer(server.facilitator_token), json=body)
     assert r.status_code == 201, r.text
     return r.json()
 
@@ -72,7 +72,7 @@ def test_the_setup_offers_the_familys_options_with_the_scenarios_values(server, 
 )
 def test_bad_options_get_a_clear_400(server, client, scenario, options, expected):
     body = {"scenario": scenario, "model": "scripted", "options": options}
-    r = client.post("/wargraph/games", headers=bearer(server.facilitator_token), json=body)
+    r = client.post("/wargraph/graphs", headers=bearer(server.facilitator_token), json=body)
     assert r.status_code == 400, r.text
     assert expected in r.json()["detail"]
 
@@ -83,7 +83,7 @@ def test_a_power_sees_the_board_and_orders_each_unit_from_its_legal_orders(serve
     france = bearer(token_of(started["links"]["FRANCE"]))
     waiting_for(server, client, thread_id, {"FRANCE"})
     record = client.get(
-        f"/wargraph/games/{thread_id}/record", headers=bearer(server.facilitator_token)
+        f"/wargraph/graphs/{thread_id}/record", headers=bearer(server.facilitator_token)
     ).json()
     assert record["scenario"]["diplomacy"]["max_year"] == 1901  # the options reached the game
     assert record["scenario"]["diplomacy"]["negotiation_rounds"] == 0
@@ -203,7 +203,7 @@ def test_a_served_game_keeps_its_trace_for_its_view(server, client):
     lines = [json.loads(x) for x in trace.read_text(encoding="utf-8").split("\n") if x.strip()]
     assert {entry["role"] for entry in lines} >= {"crimsonia"}, "the AI seat's prompt not kept"
     r = client.get(
-        f"/wargraph/games/{thread_id}/view-data", headers=bearer(server.facilitator_token)
+        f"/wargraph/graphs/{thread_id}/view-data", headers=bearer(server.facilitator_token)
     )
     assert r.status_code == 200, r.text
     data = json.loads(gzip.decompress(base64.b64decode(r.json()["data"])))

@@ -84,7 +84,7 @@ def test_serve_in_the_foreground_and_restart_in_the_same_state_folder(tmp_path):
             r = client.get("/facilitator")
             assert r.status_code == 200 and "facilitator" in r.text
             r = client.post(
-                "/wargraph/games",
+                "/wargraph/graphs",
                 headers=bearer(token),
                 json={
                     "scenario": "azuristan_crimsonia",

@@ -94,7 +94,9 @@ def test_a_served_game_with_a_person_is_in_the_store_the_cli_reads(served, tmp_p
 
     record, _, _ = stored_record(db, thread_id)  # what `wargraph view --thread` draws
     with httpx.Client(base_url=server.url, timeout=60) as web:
-        r = web.get(f"/wargraph/games/{thread_id}/record", headers=bearer(server.facilitator_token))
+        r = web.get(
+            f"/wargraph/graphs/{thread_id}/record", headers=bearer(server.facilitator_token)
+        )
     assert r.status_code == 200, r.text
     assert record["events"] == r.json()["events"]
     assert any(e["kind"] == "plan" and plan in e["text"] for e in record["events"])

@@ -199,7 +199,7 @@ def test_other_origins_seat_tokens_and_players_routes_are_refused(studio_server,
             r = client.get(f"/threads/{game['thread_id']}/state", headers=headers)
             assert r.status_code == 403 and "seat token" in r.json()["detail"], r.text
         # No players' pages or seat routes in this mode.
-        for path in ("/play", "/facilitator", "/wargraph/seat", "/wargraph/games"):
+        for path in ("/play", "/facilitator", "/wargraph/seat", "/wargraph/graphs"):
             assert client.get(path, headers=STUDIO).status_code == 404, path
         # Programs need the server's token (Studio's scheme aside).
         assert client.post("/threads/search", json={}).status_code == 401

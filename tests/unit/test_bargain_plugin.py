@@ -124,7 +124,7 @@ def test_a_missing_prompts_package_is_a_clear_error(monkeypatch, entry_points):
 GHOST = Family(
     "ghost",
     "wargraph.kernel.scenario:Scenario",
-    "wargraph.games.crisis.graph",
+    "wargraph.graphs.crisis.graph",
     prompts="no_such_prompts_pkg",
 )
 
@@ -182,7 +182,7 @@ def test_a_misspelled_measures_reference_is_named(monkeypatch, entry_points, tmp
 TYPO = Family(
     "typo",
     "wargraph.kernel.scenario:Scenario",
-    "wargraph.games.crisis.graph",
+    "wargraph.graphs.crisis.graph",
     measures="tests.plugins.bargain:record_measure",
 )
 
@@ -230,7 +230,7 @@ def test_a_family_reference_not_of_the_form_module_function_is_reported(monkeypa
 NO_COLON = Family(
     "nocolon",
     "wargraph.kernel.scenario:Scenario",
-    "wargraph.games.crisis.graph",
+    "wargraph.graphs.crisis.graph",
     measures="tests.plugins.bargain",
 )
 

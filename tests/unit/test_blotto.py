@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from wargraph.cli import app
-from wargraph.games.blotto.graph import build
-from wargraph.games.blotto.world import (
+from wargraph.graphs.blotto.graph import build
+from wargraph.graphs.blotto.world import (
     SCHEMA,
     BlottoScenario,
     check_allocation,

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-import wargraph.games.diplomacy.rules as W
-from wargraph.games.blotto.bots import best_response, fixed_split
-from wargraph.games.diplomacy.bots import greedy, random_legal
-from wargraph.games.diplomacy.orders import legal_orders
+import wargraph.graphs.diplomacy.rules as W
+from wargraph.graphs.blotto.bots import best_response, fixed_split
+from wargraph.graphs.diplomacy.bots import greedy, random_legal
+from wargraph.graphs.diplomacy.orders import legal_orders
 from wargraph.models.chat import ModelRefError, parse_model_ref
 from wargraph.seats.bots import BotDecider
 
@@ -94,7 +94,7 @@ def test_blotto_fixed_and_best_response():
 
 
 def test_a_bot_answers_other_asks_like_the_scripted_decider():
-    import wargraph.games.diplomacy.schemas  # noqa: F401  (registers the orders schema)
+    import wargraph.graphs.diplomacy.schemas  # noqa: F401  (registers the orders schema)
     from wargraph.seats.schemas import schema_for
     from wargraph.seats.scripted import ScriptedDecider
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.games.tabletop.graph import build
+from wargraph.graphs.tabletop.graph import build
 from wargraph.kernel.scenario import shipped_scenarios
 from wargraph.kernel.state import make_event
 from wargraph.kernel.views import (

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-import wargraph.games.blotto.graph as blotto
-import wargraph.games.crisis.graph as crisis
-import wargraph.games.diplomacy.graph as diplomacy
-import wargraph.games.flow.graph as flow
-import wargraph.games.tabletop.graph as tabletop
-import wargraph.games.waragent.graph as waragent
+import wargraph.graphs.blotto.graph as blotto
+import wargraph.graphs.crisis.graph as crisis
+import wargraph.graphs.diplomacy.graph as diplomacy
+import wargraph.graphs.flow.graph as flow
+import wargraph.graphs.tabletop.graph as tabletop
+import wargraph.graphs.waragent.graph as waragent
 from wargraph.kernel.scenario import load_scenario
 from wargraph.kernel.table import Table, scenario_of
 

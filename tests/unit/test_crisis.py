@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.types import Command
 
-import wargraph.games.crisis.graph as crisis
+import wargraph.graphs.crisis.graph as crisis
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.trace import read_trace

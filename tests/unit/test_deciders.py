@@ -186,7 +186,7 @@ def test_registering_a_class_that_is_not_a_pydantic_model_is_a_clear_error():
 
 
 def test_answer_models_and_schemas_are_made_once_per_schema_and_arguments():
-    import wargraph.games.diplomacy.schemas  # noqa: F401  (registers the Diplomacy schemas)
+    import wargraph.graphs.diplomacy.schemas  # noqa: F401  (registers the Diplomacy schemas)
     from wargraph.seats.schemas import flat_json_schema, schema_for
 
     def ask(recipients):

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-import wargraph.games.diplomacy.geography as G
-import wargraph.games.diplomacy.rules as W
-from wargraph.games.diplomacy.budget import (
+import wargraph.graphs.diplomacy.geography as G
+import wargraph.graphs.diplomacy.rules as W
+from wargraph.graphs.diplomacy.budget import (
     CONTEXT_BUDGETS,
     ELLIPSIS,
     estimate_tokens,

@@ -15,14 +15,14 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from pydantic import ValidationError
 
-import wargraph.games.diplomacy.geography as G
-import wargraph.games.diplomacy.graph as D
-import wargraph.games.diplomacy.rules as W
-import wargraph.games.diplomacy.schemas as S
-from wargraph.games.diplomacy.budget import CONTEXT_BUDGETS
-from wargraph.games.diplomacy.eval import eval_diplomacy
-from wargraph.games.diplomacy.measures import game_score, relationship_series
-from wargraph.games.diplomacy.world import DIPLOMACY
+import wargraph.graphs.diplomacy.geography as G
+import wargraph.graphs.diplomacy.graph as D
+import wargraph.graphs.diplomacy.rules as W
+import wargraph.graphs.diplomacy.schemas as S
+from wargraph.evals.diplomacy import eval_diplomacy
+from wargraph.graphs.diplomacy.budget import CONTEXT_BUDGETS
+from wargraph.graphs.diplomacy.measures import game_score, relationship_series
+from wargraph.graphs.diplomacy.world import DIPLOMACY
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.kernel.table import Table
@@ -574,7 +574,7 @@ def test_full_game_to_1905_with_the_scripted_decider(tmp_path):
 
 @pytest.mark.parametrize("maps", ["final", "all", "none"])
 def test_maps_are_drawn_after_play_never_during_it(tmp_path, monkeypatch, maps):
-    import wargraph.games.diplomacy.render as render
+    import wargraph.graphs.diplomacy.render as render
 
     drawn: list[tuple[str, bool]] = []
     original = render.render_svg
@@ -603,7 +603,7 @@ def test_play_imports_no_evals(tmp_path):
     imports every module the entry names (its eval command included) to check it."""
     code = (
         "import sys; from langgraph.checkpoint.memory import InMemorySaver; "
-        "from wargraph.kernel.context import GameContext; from wargraph.games.diplomacy.graph import build; "
+        "from wargraph.kernel.context import GameContext; from wargraph.graphs.diplomacy.graph import build; "
         "sc = {'scenario': 'diplomacy', 'overrides': {'diplomacy.max_year': 1901, "
         "'diplomacy.diary': False, 'diplomacy.negotiation_rounds': 0}}; "
         "g = build('diplomacy').compile(checkpointer=InMemorySaver()); "

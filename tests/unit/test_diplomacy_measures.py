@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-import wargraph.games.diplomacy.measures as M
-import wargraph.games.diplomacy.rules as W
+import wargraph.graphs.diplomacy.measures as M
+import wargraph.graphs.diplomacy.rules as W
 
 
 def _state(name, units, centers, retreats=None):

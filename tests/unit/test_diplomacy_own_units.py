@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-import wargraph.games.diplomacy.geography as G
-from wargraph.games.diplomacy.orders import legal_orders
+import wargraph.graphs.diplomacy.geography as G
+from wargraph.graphs.diplomacy.orders import legal_orders
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-import wargraph.games.diplomacy.rules as W
+import wargraph.graphs.diplomacy.rules as W
 
 
 @pytest.fixture(scope="module")
@@ -472,7 +472,7 @@ def test_a_persons_order_in_its_units_field_may_leave_the_unit_out(opening):
     assert refused["A PAR"][0] == "A PAR MAR - BUR"  # another unit's order is still refused
     assert "illegal order" in refused["A PAR"][1] and "A PAR - BUR" in refused["A PAR"][1]
     # a person's form says so beside each unit, with one of its own moves
-    from wargraph.games.diplomacy.schemas import orders_text_schema
+    from wargraph.graphs.diplomacy.schemas import orders_text_schema
     from wargraph.seats.schemas import flat_json_schema
 
     legal = W.legal_orders(opening, "FRANCE")
@@ -552,7 +552,7 @@ def test_shared_positions_give_what_a_fresh_engine_gives():
     adjustments; press written without the engine equals the engine's own saved form."""
     from diplomacy.engine.message import Message
 
-    from wargraph.games.diplomacy.engine import _with_history
+    from wargraph.graphs.diplomacy.engine import _with_history
 
     rng = random.Random(3)
     kinds = set()

@@ -11,7 +11,7 @@ import threading
 import pytest
 from diplomacy import Game
 
-import wargraph.games.diplomacy.engine as engine
+import wargraph.graphs.diplomacy.engine as engine
 
 
 def _tables_made(build) -> dict:

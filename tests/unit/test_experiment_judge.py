@@ -177,7 +177,7 @@ def _scripted():
 
 @pytest.mark.slow  # half a minute or more on 2 shared cores
 def test_waragent_measures_come_from_its_scorer(tmp_path):
-    import wargraph.games.waragent.eval as waragent
+    import wargraph.evals.waragent as waragent
 
     res = play("wwi", overrides={"rounds": 2}, context=_scripted(), db=None, out_dir=tmp_path / "g")
     measures, note = family_measures(res.record, tmp_path / "g" / "record.json")
@@ -197,7 +197,7 @@ def test_measures_failures_are_notes_not_crashes(tmp_path):
 
 
 def test_diplomacy_measures_of_the_opening_position():
-    import wargraph.games.diplomacy.rules as world
+    import wargraph.graphs.diplomacy.rules as world
 
     rec = {
         "scenario": {"family": "diplomacy", "diplomacy": {"max_year": 1905}},

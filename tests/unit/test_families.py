@@ -20,7 +20,7 @@ WARGRAPH = Path(sys.executable).with_name("wargraph")
 
 # A family defined in this test module, as a plug-in package would define one.
 ECHO = Family(
-    "echo", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph", None, "a test"
+    "echo", "wargraph.kernel.scenario:Scenario", "wargraph.graphs.crisis.graph", None, "a test"
 )
 NOT_A_FAMILY = {"name": "echo"}
 
@@ -33,7 +33,7 @@ def test_builtin_families_register_through_the_registry():
     assert families.scenario_class("blotto").__name__ == "BlottoScenario"
     shipped = shipped_scenarios()
     assert {"blotto", "haiwire", "wwi", "summit"} <= set(shipped)
-    assert family_module(load_scenario("blotto")).__name__ == "wargraph.games.blotto.graph"
+    assert family_module(load_scenario("blotto")).__name__ == "wargraph.graphs.blotto.graph"
 
 
 def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
@@ -43,9 +43,9 @@ def test_a_plugin_family_is_found_and_used(entry_points, tmp_path):
     path.write_text("family: echo\ntitle: Echo\nsetting: A test.\nplayers: {a: {}}\n")
     sc = load_scenario(str(path))
     assert sc.family == "echo"
-    assert family_module(sc).__name__ == "wargraph.games.crisis.graph"
+    assert family_module(sc).__name__ == "wargraph.graphs.crisis.graph"
     # the server serves it too: `wargraph serve` adds its graph, and its factory module knows it
-    from wargraph.server.graphs import available
+    from wargraph.server.factory import available
     from wargraph.server.serve import effective_config
 
     graphs, skipped = effective_config(None)

@@ -17,7 +17,9 @@ def first_front(ask, rng):
     return None  # no strategy: the seeded scripted decider answers
 
 
-BASE = dict(scenario_class="wargraph.kernel.scenario:Scenario", graph="wargraph.games.crisis.graph")
+BASE = dict(
+    scenario_class="wargraph.kernel.scenario:Scenario", graph="wargraph.graphs.crisis.graph"
+)
 ECHO = Family("echo", **BASE, bots=(Bot("echo_first", f"{__name__}:first_front"),))
 TYPO = Family("typo", **BASE, bots=(Bot("typo_bot", f"{__name__}:no_such_function"),))
 CLASH = Family("clash", **BASE, bots=(Bot("greedy", f"{__name__}:first_front"),))

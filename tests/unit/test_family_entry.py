@@ -41,7 +41,9 @@ def scored(record: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 NOT_CALLABLE = 42
-BASE = dict(scenario_class="wargraph.kernel.scenario:Scenario", graph="wargraph.games.crisis.graph")
+BASE = dict(
+    scenario_class="wargraph.kernel.scenario:Scenario", graph="wargraph.graphs.crisis.graph"
+)
 HOOKY = Family("hooky", **BASE, replay_outcome=f"{HERE}:replay_outcomes")  # misspelled
 STIFF = Family("stiff", **BASE, replay_stop=f"{HERE}:NOT_CALLABLE")
 EVALS = Family(
@@ -58,8 +60,8 @@ BAD_EVAL_KEY = Family(
 )
 CLASH = Family("clash", **BASE, play_options=(Option("--rounds", "rounds"),))
 BAD_CRISIS = dataclasses.replace(
-    Family("crisis", **BASE, scenarios="wargraph.games.crisis.scenarios"),
-    critical_state="wargraph.games.diplomacy.replay:critical_stat",
+    Family("crisis", **BASE, scenarios="wargraph.scenarios.crisis"),
+    critical_state="wargraph.graphs.diplomacy.replay:critical_stat",
 )
 
 
@@ -97,7 +99,7 @@ def test_builtins_and_plugins_come_from_the_same_entry_point_group(entry_points)
     assert families.get("evals") is EVALS and families.names()[-1] == "evals"
     # both load the same way: every reference resolved
     assert families.attribute("evals", "eval_command") is eval_records
-    import wargraph.games.diplomacy.replay as dip
+    import wargraph.graphs.diplomacy.replay as dip
 
     assert families.attribute("diplomacy", "critical_state") is dip.critical_state
     assert families.attribute("crisis", "critical_state") is None  # the generic rule
@@ -119,7 +121,7 @@ def test_every_reference_field_is_checked_at_load():
 def test_a_plugin_cannot_take_a_builtin_name(entry_points):
     entry_points(crisis=f"{HERE}:HOOKY")
     assert "taken by a built-in family" in families.problems()["crisis"]
-    assert families.get("crisis").graph == "wargraph.games.crisis.graph"
+    assert families.get("crisis").graph == "wargraph.graphs.crisis.graph"
 
 
 def test_wargraphs_own_entry_points_are_not_plugins():
@@ -163,7 +165,7 @@ def test_an_unknown_field_is_a_type_error_naming_it(entry_points, tmp_path, monk
         Family("x", **BASE, replay_outcomes=f"{HERE}:replay_outcome")  # type: ignore[call-arg]
     (tmp_path / "typo_family.py").write_text(
         "from wargraph.kernel.families import Family\n"
-        "FAMILY = Family('typo', 'wargraph.kernel.scenario:Scenario', 'wargraph.games.crisis.graph',\n"
+        "FAMILY = Family('typo', 'wargraph.kernel.scenario:Scenario', 'wargraph.graphs.crisis.graph',\n"
         "                replay_outcomes='x:y')\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -173,7 +175,7 @@ def test_an_unknown_field_is_a_type_error_naming_it(entry_points, tmp_path, monk
 
 
 def test_a_builtin_with_a_misspelled_hook_is_a_hard_error(own_families, tmp_path):
-    every = {n: f"wargraph.games.{n}:FAMILY" for n in ("blotto", "diplomacy")}
+    every = {n: f"wargraph.graphs.{n}:FAMILY" for n in ("blotto", "diplomacy")}
     own_families(crisis=f"{HERE}:BAD_CRISIS", **every)
     assert families.builtin_names() == ("blotto", "crisis", "diplomacy")
     with pytest.raises(FamilyError, match=r"family 'crisis': its critical_state '.*critical_stat'"):
@@ -183,7 +185,7 @@ def test_a_builtin_with_a_misspelled_hook_is_a_hard_error(own_families, tmp_path
         app, ["play", "azuristan_crimsonia", "--model", "scripted", "--db", str(tmp_path / "g.db")]
     )
     assert played.exit_code == 2 and "critical_stat'" in played.output, played.output
-    assert families.graph_module("blotto").__name__ == "wargraph.games.blotto.graph"
+    assert families.graph_module("blotto").__name__ == "wargraph.graphs.blotto.graph"
 
 
 def test_without_installed_metadata_the_source_tree_declares_the_builtins(monkeypatch):

@@ -23,7 +23,9 @@ def label_needing_two(values, extra):
     return None
 
 
-BASE = dict(scenario_class="wargraph.kernel.scenario:Scenario", graph="wargraph.games.crisis.graph")
+BASE = dict(
+    scenario_class="wargraph.kernel.scenario:Scenario", graph="wargraph.graphs.crisis.graph"
+)
 SHORT = Family("short", **BASE, measures=f"{__name__}:measures_of_record_only")
 EXTRAS = Family("extras", **BASE, measures=f"{__name__}:measures_with_extras")
 LABEL = Family("label", **BASE, checkpoint_label=f"{__name__}:label_needing_two")

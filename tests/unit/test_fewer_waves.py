@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import wargraph.games.diplomacy.graph as D
+import wargraph.graphs.diplomacy.graph as D
 import wargraph.models.chat as models
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-import wargraph.games.flow.graph as flow
+import wargraph.graphs.flow.graph as flow
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.runs.trace import read_trace
 

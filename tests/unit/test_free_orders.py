@@ -12,18 +12,18 @@ import pytest
 from pydantic import BaseModel
 
 import wargraph.seats.agents as agents
-from wargraph.games.diplomacy.eval import eval_diplomacy
-from wargraph.games.diplomacy.free_orders import (
+from wargraph.evals.diplomacy import eval_diplomacy
+from wargraph.graphs.diplomacy.free_orders import (
     check_free,
     free_counts,
     needs_revision,
     parse_orders,
     revised_orders,
 )
-from wargraph.games.diplomacy.measures import free_order_stats, game_measures
-from wargraph.games.diplomacy.orders import legal_orders
-from wargraph.games.diplomacy.rules import new_game
-from wargraph.games.diplomacy.schemas import free_orders_schema
+from wargraph.graphs.diplomacy.measures import free_order_stats, game_measures
+from wargraph.graphs.diplomacy.orders import legal_orders
+from wargraph.graphs.diplomacy.rules import new_game
+from wargraph.graphs.diplomacy.schemas import free_orders_schema
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.runs.records import load_record
@@ -82,7 +82,7 @@ def test_illegal_orders_are_refused_with_the_engines_reason(start) -> None:
 def test_adjustments_and_retreats_written_freely(start) -> None:
     """Builds fill the slots in the order written, one too many is refused; a required disband
     left out is a unit without an order; a dislodged unit's retreat is keyed by the unit."""
-    from wargraph.games.diplomacy.rules import adjudicate, phase_info
+    from wargraph.graphs.diplomacy.rules import adjudicate, phase_info
 
     spring, _ = adjudicate(start, {"FRANCE": ["A MAR - SPA", "A PAR - BUR", "F BRE - MAO"]})
     fall, _ = adjudicate(spring, {"FRANCE": ["A SPA H", "A BUR H", "F MAO - POR"]})

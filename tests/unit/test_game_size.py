@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import wargraph.games.blotto as blotto
+import wargraph.graphs.blotto as blotto
 from tests.plugins import bargain
 
 BLOTTO = Path(blotto.__file__).parent

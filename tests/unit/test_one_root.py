@@ -23,7 +23,7 @@ def _modules() -> dict[str, Path]:
 
 def test_every_module_is_imported_from_the_file_its_name_says():
     modules = _modules()
-    assert "wargraph.kernel.table" in modules and "wargraph.games.diplomacy.graph" in modules
+    assert "wargraph.kernel.table" in modules and "wargraph.graphs.diplomacy.graph" in modules
     for name, path in modules.items():
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.origin is not None, name

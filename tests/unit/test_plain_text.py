@@ -240,7 +240,7 @@ def test_a_plan_using_some_of_the_question_s_words_is_kept_whole(tmp_path):
 
 def test_json_free_text_loses_restated_sentences_and_enum_fields_stay(tmp_path):
     # a Diplomacy diary whose summary copied the question's field description
-    from wargraph.games.diplomacy.schemas import diary_schema
+    from wargraph.graphs.diplomacy.schemas import diary_schema
 
     question = (
         "You are FRANCE. Write your private diary entry for S1901M (nobody else reads it). "

@@ -19,7 +19,7 @@ WARGRAPH = Path(sys.executable).with_name("wargraph")
 FAMILY = """
 from wargraph.kernel.families import Family
 
-FAMILY = Family("{name}", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph", None, "test")
+FAMILY = Family("{name}", "wargraph.kernel.scenario:Scenario", "wargraph.graphs.crisis.graph", None, "test")
 """
 PLUGIN = {
     "pyproject.toml": pyproject(

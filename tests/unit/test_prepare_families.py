@@ -1,6 +1,6 @@
 """`wargraph prepare` writes a scenario of the family the description asks for (or --family),
 validated before it is written, and never replaces a file without --force; the README's
-`experiment src/wargraph/evals/experiments/X.yaml` works outside a checkout."""
+`experiment src/wargraph/scenarios/experiments/X.yaml` works outside a checkout."""
 
 from __future__ import annotations
 
@@ -83,11 +83,11 @@ def test_prepare_names_the_families_for_an_unknown_one(tmp_path):
 def test_readme_paths_to_shipped_files_work_outside_a_checkout(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no src/wargraph/evals/ folder here
     with pytest.warns(UserWarning, match="wargraph experiment azuristan_personas"):
-        found = resolve_experiment("src/wargraph/evals/experiments/azuristan_personas.yaml")
+        found = resolve_experiment("src/wargraph/scenarios/experiments/azuristan_personas.yaml")
     assert found.name == "azuristan_personas.yaml" and found.is_file()
     with pytest.warns(UserWarning, match="wargraph tournament blotto_bots"):
-        assert resolve_tournament("src/wargraph/evals/tournaments/blotto_bots.yaml").is_file()
+        assert resolve_tournament("src/wargraph/scenarios/tournaments/blotto_bots.yaml").is_file()
     with pytest.raises(ExperimentError, match="shipped: .*azuristan_personas"):
-        resolve_experiment("src/wargraph/evals/experiments/nope.yaml")
+        resolve_experiment("src/wargraph/scenarios/experiments/nope.yaml")
     with pytest.raises(TournamentError, match="shipped: .*blotto_bots"):
-        resolve_tournament("src/wargraph/evals/tournaments/nope.yaml")
+        resolve_tournament("src/wargraph/scenarios/tournaments/nope.yaml")

@@ -11,7 +11,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from typer.testing import CliRunner
 
-import wargraph.games.diplomacy.schemas as _diplomacy_schemas  # noqa: F401 (registers)
+import wargraph.graphs.diplomacy.schemas as _diplomacy_schemas  # noqa: F401 (registers)
 from tests.unit.test_deciders import ask
 from wargraph.cli import app
 from wargraph.kernel.context import GameContext

@@ -8,7 +8,7 @@ from typing import get_args
 import pytest
 
 from wargraph.evals import promises as P
-from wargraph.games.diplomacy.rules import POWERS, new_game
+from wargraph.graphs.diplomacy.rules import POWERS, new_game
 
 
 def _msg(i, author, to, text, phase="S1901M"):

@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import wargraph.games.diplomacy.rules as W
+import wargraph.graphs.diplomacy.rules as W
 from wargraph.cli import app
 from wargraph.kernel.context import GameContext
 from wargraph.models.chat import ModelRefError

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from wargraph.games.diplomacy.engine import new_game, position
-from wargraph.games.diplomacy.order_choices import GROUPS, choices, key_label, order_words
-from wargraph.games.diplomacy.orders import legal_orders_at
-from wargraph.games.diplomacy.schemas import orders_text_schema
-from wargraph.games.waragent.board import empty_board
+from wargraph.graphs.diplomacy.engine import new_game, position
+from wargraph.graphs.diplomacy.order_choices import GROUPS, choices, key_label, order_words
+from wargraph.graphs.diplomacy.orders import legal_orders_at
+from wargraph.graphs.diplomacy.schemas import orders_text_schema
+from wargraph.graphs.waragent.board import empty_board
 from wargraph.kernel.families import attribute
 from wargraph.kernel.scenario import load_scenario
 from wargraph.kernel.state import EVERYONE

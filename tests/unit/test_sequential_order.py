@@ -96,7 +96,7 @@ def test_the_graph_draws_one_order_node_whatever_the_mount_does():
 
 
 def test_a_flow_mounts_order_in_turn_by_an_option(scripted, tmp_path):
-    import wargraph.games.flow.graph as flow
+    import wargraph.graphs.flow.graph as flow
 
     phases = "[{draft: {phase: order, seats: [lendor]}}, {respond: {phase: order, sequential: true, seats: [karvia, miran]}}, adjudicate]"
     sc = load_scenario("summit", ["rounds=1", "public_plans=true", f"flow.phases={phases}"])
@@ -120,7 +120,7 @@ def test_a_flow_mounts_order_in_turn_by_an_option(scripted, tmp_path):
 def test_a_flow_option_on_another_phase_or_an_unknown_seat_is_refused():
     import pytest
 
-    import wargraph.games.flow.graph as flow
+    import wargraph.graphs.flow.graph as flow
     from wargraph.kernel.scenario import ScenarioError
 
     bad = load_scenario("summit", ["flow.phases=[{talks: {phase: negotiate, sequential: true}}]"])

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from langgraph.checkpoint.memory import InMemorySaver
 
-from wargraph.games.tabletop.graph import (
+from wargraph.graphs.tabletop.graph import (
     OUTCOME_TEXT,
     TabletopScenario,
     build,

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from wargraph.games.diplomacy.schemas import diary_schema, messages_schema
+from wargraph.graphs.diplomacy.schemas import diary_schema, messages_schema
 from wargraph.seats.agents import ReviewAnswer
 from wargraph.seats.deciders import parse_answer
 from wargraph.seats.schemas import flat_json_schema

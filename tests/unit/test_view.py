@@ -173,7 +173,7 @@ def test_plug_in_family_panels(crisis, tmp_path, monkeypatch):
     import wargraph.kernel.families as families
 
     fam = families.Family(
-        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph",
+        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.graphs.crisis.graph",
         view_panels="tests.unit.test_view:score_panel",
     )  # fmt: skip
     monkeypatch.setattr(families, "get", lambda name: fam)
@@ -182,14 +182,14 @@ def test_plug_in_family_panels(crisis, tmp_path, monkeypatch):
     assert got == [{"kind": "table", "title": "Score", "columns": ["seat", "points"],
                     "rows": [["azuristan", "1"]]}]  # fmt: skip
     fam = families.Family(
-        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph",
+        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.graphs.crisis.graph",
         view_panels="tests.unit.test_view:broken_panel",
     )  # fmt: skip
     data = payload_of(write_view(crisis / "run", tmp_path / "w.html"))
     (shown,) = [p for ps in data["panels"].values() for p in ps]
     assert shown["title"] == "Panels not drawn" and "ZeroDivisionError" in text(data, shown["text"])
     fam = families.Family(
-        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.games.crisis.graph",
+        "crisis", "wargraph.kernel.scenario:Scenario", "wargraph.graphs.crisis.graph",
         view_panels="tests.unit.test_view:score_panle",
     )  # fmt: skip
     data = payload_of(write_view(crisis / "run", tmp_path / "m.html"))  # misspelt: generic view

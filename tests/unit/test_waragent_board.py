@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from wargraph.games.waragent.rules import (
+from wargraph.graphs.waragent.rules import (
     DEFAULT_VISIBILITY,
     Action,
     Situation,

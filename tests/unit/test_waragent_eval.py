@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wargraph.games.waragent.eval import (
+from wargraph.evals.waragent import (
     alliance_scores,
     blocs,
     eval_waragent,
@@ -18,7 +18,7 @@ from wargraph.games.waragent.eval import (
     score_board,
     summarise,
 )
-from wargraph.games.waragent.rules import (
+from wargraph.graphs.waragent.rules import (
     DEFAULT_VISIBILITY,
     Action,
     GroundTruth,
@@ -239,7 +239,7 @@ def test_eval_translates_anonymised_records_back(tmp_path):
             }
         )
     )
-    from wargraph.games.waragent.eval import load_run
+    from wargraph.evals.waragent import load_run
 
     run = load_run(rec)
     assert run["world"].countries == ["A", "B", "C"]

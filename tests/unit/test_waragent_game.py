@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from wargraph.games.waragent.eval import eval_waragent
-from wargraph.games.waragent.graph import WarAgentScenario, build
-from wargraph.games.waragent.rules import Situation, apply_round, new_world, validate
+from wargraph.evals.waragent import eval_waragent
+from wargraph.graphs.waragent.graph import WarAgentScenario, build
+from wargraph.graphs.waragent.rules import Situation, apply_round, new_world, validate
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 from wargraph.runs.runner import play
@@ -231,7 +231,7 @@ def test_anonymised_game_and_report_in_real_names(tmp_path):
     scores = eval_waragent([tmp_path / "out"], tmp_path / "eval")
     assert scores["runs"][0]["rounds"] == 2
     # The figures carry the real names again (checked via the world the eval loads).
-    from wargraph.games.waragent.eval import load_run
+    from wargraph.evals.waragent import load_run
 
     assert "Russia" in load_run(tmp_path / "out")["world"].countries
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from wargraph.games.waragent.eval import load_run, score_run
-from wargraph.games.waragent.rules import Situation
+from wargraph.evals.waragent import load_run, score_run
+from wargraph.graphs.waragent.rules import Situation
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.runner import play

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wargraph.games.waragent.rules import Action, Board, amend, empty_board, validate
+from wargraph.graphs.waragent.rules import Action, Board, amend, empty_board, validate
 
 C = ["A", "B", "C", "D"]
 

@@ -8,7 +8,7 @@ from importlib.resources import files
 
 import pytest
 
-from wargraph.games.waragent.rules import PROFILE_SECTIONS, Anonymiser, scale_phrase
+from wargraph.graphs.waragent.rules import PROFILE_SECTIONS, Anonymiser, scale_phrase
 from wargraph.kernel.scenario import ScenarioError, load_scenario
 
 NAMES = ["wwi", "wwii", "warring_states"]
@@ -121,11 +121,7 @@ def test_window_stated_and_every_entry_dated(name):
     # The window names the rounds the file plays.
     assert f"{NUMBERS[s.rounds]} rounds of {s.timestep}" in s.waragent.ground_truth.window
     # Every entry of the ground truth and of the initial state carries a dated comment.
-    lines = (
-        (files("wargraph.games.waragent.scenarios") / f"{name}.yaml")
-        .read_text("utf-8")
-        .splitlines()
-    )
+    lines = (files("wargraph.scenarios.waragent") / f"{name}.yaml").read_text("utf-8").splitlines()
     section, dated = None, 0
     for line in lines:
         key = re.match(r"^ {2,4}(\w+):", line)

@@ -8,7 +8,6 @@ moves on to `next`.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
@@ -301,23 +300,3 @@ def family_scenario(scenario: Any, cls: type[S], family: str) -> S:
             f"family: the {family} graph needs family '{family}' (got {sc.family!r})"
         )
     return sc
-
-
-def default_graphs(module: str, build: Callable[[], GameGraph]) -> Callable[[str], Any]:
-    """A family's graph module's `__getattr__`: `builder` (its default scenario's StateGraph,
-    for tests) and `graph` (compiled without a checkpointer, for a LangGraph server) are built
-    the first time they are asked for, so importing a family builds no graph."""
-    made: dict[str, Any] = {}
-    lock = threading.Lock()
-
-    def __getattr__(name: str) -> Any:
-        if name not in ("builder", "graph"):
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        with lock:
-            if "builder" not in made:
-                made["builder"] = build()
-            if name == "graph" and "graph" not in made:
-                made["graph"] = made["builder"].compile()
-        return made[name]
-
-    return __getattr__

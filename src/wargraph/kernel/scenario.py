@@ -158,7 +158,7 @@ class FlowMount(BaseModel):
 
 
 class FlowSpec(BaseModel):
-    """A game flow composed from the node library (see src/wargraph/games/flow/graph.py)."""
+    """A game flow composed from the node library (see src/wargraph/graphs/flow/graph.py)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import Scenario
 from wargraph.models.chat import set_endpoint_concurrency
 from wargraph.runs.runner import PlayResult, check_scenario, play
-from wargraph.kernel.scenario import Scenario
 
 DEFAULT_CONCURRENCY = 8
 

@@ -8,8 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from wargraph.store.lease import holders
 from wargraph.store.errors import DamagedCheckpoint, StoreError, describe, is_url
+from wargraph.store.lease import holders
 from wargraph.store.saver import Saver, open_saver
 
 

@@ -10,14 +10,14 @@ import yaml
 from pydantic import BaseModel, Field
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
+from wargraph.kernel.scenario import ScenarioError, validate_data
+from wargraph.kernel.views import quote, render_events
+from wargraph.nodes.schemas import record_quotes
+from wargraph.prompts import render_prompt
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.deciders import decider_for
 from wargraph.seats.schemas import register_schema, schema_for
 from wargraph.seats.scripted import stable_seed
-from wargraph.nodes.schemas import record_quotes
-from wargraph.prompts import render_prompt
-from wargraph.kernel.scenario import ScenarioError, validate_data
-from wargraph.kernel.views import quote, render_events
 
 
 class PreparedPlayer(BaseModel):

@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from wargraph.kernel.state import EVERYONE, Event
+from wargraph.kernel.state import EVERYONE
 from wargraph.runs.trace import failure, read_trace
 
 RECORD_VERSION = 1

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.kernel.context import GameContext
+from wargraph.kernel.scenario import Scenario, load_scenario
 from wargraph.runs.records import build_record, write_record
 from wargraph.runs.replay_change import apply_change, check_model
 from wargraph.runs.runner import GameError, build_for, load_run, seats_at_once, thread_config
-from wargraph.kernel.scenario import Scenario, load_scenario
 from wargraph.store.saver import Saver, open_saver
 
 Predicate = Callable[[Any], bool]

@@ -25,9 +25,9 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from wargraph.kernel.context import GameContext
-from wargraph.runs.runner import GameError, build_for, thread_config
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario, parse_overrides
 from wargraph.kernel.state import Event
+from wargraph.runs.runner import GameError, build_for, thread_config
 
 
 @dataclass

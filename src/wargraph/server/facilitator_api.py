@@ -3,11 +3,11 @@ seats and transcript. Every route needs the facilitator's token.
 
   GET  /wargraph/scenarios                 shipped and registered scenarios, their seats and
                                            their family's options (`Family.play_options`)
-  GET  /wargraph/games                     games on this server
-  POST /wargraph/games                     start a game (a scenario's name, mapping or YAML
+  GET  /wargraph/graphs                     games on this server
+  POST /wargraph/graphs                     start a game (a scenario's name, mapping or YAML
                                            text; `options`: the family's), get the seat links
-  GET  /wargraph/games/{thread_id}         seats, who is to answer, the transcript
-  GET  /wargraph/games/{thread_id}/record  record.json of the game
+  GET  /wargraph/graphs/{thread_id}         seats, who is to answer, the transcript
+  GET  /wargraph/graphs/{thread_id}/record  record.json of the game
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _offered() -> list[dict[str, Any]]:
     """Shipped and registered scenarios with their seats (sync: reads files; run in a thread)."""
     from wargraph.kernel.scenario import ScenarioError
     from wargraph.server.catalog import catalog, open_scenario, registered
-    from wargraph.server.graphs import available
+    from wargraph.server.factory import available
 
     served = {f for f, err in available().items() if err is None}
     mine = registered()
@@ -248,7 +248,7 @@ def _prepare_game(body: dict[str, Any]) -> dict[str, Any]:
     """Validate a game request (sync: loads the scenario)."""
     from wargraph.kernel.scenario import ScenarioError
     from wargraph.server.catalog import open_scenario, resolve
-    from wargraph.server.graphs import available
+    from wargraph.server.factory import available
 
     scenario, overrides = _selection(body)
     try:

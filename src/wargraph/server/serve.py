@@ -47,7 +47,8 @@ START_TIMEOUT_S = 60.0
 DEFAULT_CONFIG: dict[str, Any] = {
     "dependencies": ["."],
     "python_version": "3.11",
-    "graphs": {family: f"wargraph.server.graphs:{family}" for family in FAMILIES},
+    # each built-in family's graph module, by module name: an installed wheel has no ./src
+    "graphs": {family: f"wargraph.graphs.{family}.graph:make_graph" for family in FAMILIES},
     "auth": {"path": "wargraph.server.auth:auth", "disable_studio_auth": True},
     "http": {
         "app": "wargraph.server.app:app",
@@ -58,7 +59,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "cors": {"allow_origins": []},
     },
 }
-"""The same as the repository's langgraph.json (a test keeps them equal)."""
+"""The repository's langgraph.json, which names the same graph modules by file path (a test
+keeps them equal)."""
 
 STUDIO_ORIGIN = "https://smith.langchain.com"
 STUDIO_STATE_DIR = ".wargraph-studio"

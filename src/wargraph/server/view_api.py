@@ -2,7 +2,7 @@
 facilitator's token: one game thread holds every seat's secrets, so no seat token opens it.
 
   GET /view                                   the page (no data in it; it reads #token=…&thread=…)
-  GET /wargraph/games/{thread_id}/view-data   the page's data (facilitator only)
+  GET /wargraph/graphs/{thread_id}/view-data   the page's data (facilitator only)
 """
 
 from __future__ import annotations

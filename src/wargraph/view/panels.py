@@ -8,7 +8,7 @@ A panel is data the page knows how to draw, never code:
 A family's panels function is `panels(record, phases, lines) -> {phase index: [panel, ...]}`
 (`phases`: the view's (round, phase) keys in order; `lines.ids(text)` stores a text). A plug-in
 family names its own on its entry: `Family(..., view_panels="module:function")`, built-ins too
-(each built-in's in its package: `src/wargraph/games/<family>/panels.py`).
+(each built-in's in its package: `src/wargraph/graphs/<family>/panels.py`).
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@
     if (Object.keys(options).length) body.options = options;
     $("start").disabled = true;
     try {
-      const game = await api(token, "/wargraph/games", { method: "POST", body });
+      const game = await api(token, "/wargraph/graphs", { method: "POST", body });
       select(game.thread_id);
     } catch (err) {
       $("new-error").textContent = err.message;
@@ -132,7 +132,7 @@
   }
 
   async function refreshGames() {
-    const data = await api(token, "/wargraph/games");
+    const data = await api(token, "/wargraph/graphs");
     const body = $("games");
     body.replaceChildren();
     for (const g of data.games) {
@@ -167,7 +167,7 @@
 
   async function refreshGame() {
     if (!selected) return;
-    const g = await api(token, "/wargraph/games/" + encodeURIComponent(selected));
+    const g = await api(token, "/wargraph/graphs/" + encodeURIComponent(selected));
     $("game-heading").textContent = g.title || "Game";
     const rounds = g.rounds ? " of " + g.rounds : "";
     const waiting = g.waiting_for.length ? " · waiting for " + g.waiting_for.join(", ") : "";

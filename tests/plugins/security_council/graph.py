@@ -3,7 +3,7 @@ tellers (the secretary) -> adjudicate (code counts, the control narrates)."""
 
 from typing import Any
 
-from wargraph import GameGraph, build_game, default_graphs, load_scenario
+from wargraph import GameGraph, build_game, load_scenario, served_graph
 from wargraph.nodes.adjudicate import adjudicate
 from wargraph.nodes.inject import inject
 from wargraph.nodes.negotiate import negotiate
@@ -22,4 +22,6 @@ def build(scenario: Any = DEFAULT_SCENARIO) -> GameGraph:
     return build_game(phases, roster=list(sc.roles), world=SECURITY_COUNCIL, scenario=sc)
 
 
-__getattr__ = default_graphs(__name__, build)
+builder = build()
+graph = builder.compile()
+make_graph = served_graph("security_council")

@@ -182,7 +182,7 @@ def shipped_experiments() -> dict[str, Path]:
 
 def shipped_files(folder: str) -> dict[str, Path]:
     """The YAML files shipped in `src/wargraph/evals/<folder>/`, by name (experiments, tournaments)."""
-    root = importlib.resources.files("wargraph.evals") / folder
+    root = importlib.resources.files("wargraph.scenarios") / folder
     try:
         return {Path(p.name).stem: Path(str(p)) for p in root.iterdir() if p.name.endswith(".yaml")}
     except (FileNotFoundError, NotADirectoryError):
@@ -197,7 +197,7 @@ def shipped_instead(path: Path, folder: str, shipped: dict[str, Path]) -> Path |
     from wargraph.kernel.scenario import ScenarioNote
 
     parts = path.parts
-    if len(parts) < 3 or parts[-3:-1] != ("evals", folder) or path.stem not in shipped:
+    if len(parts) < 3 or parts[-3:-1] != ("scenarios", folder) or path.stem not in shipped:
         return None
     kind = folder.removesuffix("s")
     warnings.warn(

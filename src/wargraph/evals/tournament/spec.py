@@ -137,7 +137,7 @@ def shipped_tournaments() -> dict[str, Path]:
 
 
 def resolve_tournament(source: str | Path) -> Path:
-    """A file, or the name of a shipped tournament (src/wargraph/evals/tournaments/NAME.yaml)."""
+    """A file, or the name of a shipped tournament (src/wargraph/scenarios/tournaments/NAME.yaml)."""
     path = Path(source)
     if path.is_file():
         return path

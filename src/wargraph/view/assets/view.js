@@ -37,7 +37,7 @@
     if (enc === "served") {
       const f = fragment();
       if (!f.token || !f.thread) throw new Error("open this page with the link the server printed (#token=…&thread=…)");
-      const resp = await fetch("/wargraph/games/" + encodeURIComponent(f.thread) + "/view-data", {
+      const resp = await fetch("/wargraph/graphs/" + encodeURIComponent(f.thread) + "/view-data", {
         headers: { Authorization: "Bearer " + f.token },
         cache: "no-store",
       });

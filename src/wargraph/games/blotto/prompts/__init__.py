@@ -1,1 +1,0 @@
-"""The blotto family's prompt templates (v1/<name>.txt, v2/...), looked up before wargraph's own."""

@@ -1,1 +1,0 @@
-"""The blotto family's shipped scenarios (data only)."""

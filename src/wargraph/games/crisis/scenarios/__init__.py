@@ -1,1 +1,0 @@
-"""The crisis family's shipped scenarios (data only)."""

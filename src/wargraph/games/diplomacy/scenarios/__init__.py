@@ -1,1 +1,0 @@
-"""The diplomacy family's shipped scenarios (data only)."""

@@ -1,1 +1,0 @@
-"""The flow family's shipped scenarios (data only)."""

@@ -1,1 +1,0 @@
-"""The tabletop family's shipped scenarios (data only)."""

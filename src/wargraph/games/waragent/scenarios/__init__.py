@@ -1,1 +1,0 @@
-"""The waragent family's shipped scenarios (data only)."""
