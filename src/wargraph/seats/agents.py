@@ -43,7 +43,6 @@ from wargraph.kernel.views import render_memory
 from wargraph.models.chat import seats_act_together
 from wargraph.models.faults import current_thread_id
 from wargraph.runs.trace import record_call, served_path
-from wargraph.seats import legacy
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.deciders import (
     INTERRUPT_VERSION,
@@ -449,16 +448,6 @@ class SeatStore:
         written, then the process stopped before the game stored the step): that checkpoint."""
         return {self.ns: self.saved.checkpoint["id"]} if self.saved is not None else {}
 
-    def latest(self) -> dict[str, str]:
-        """What the game's state records of a step another writer saved (the seat's subgraph
-        of before 7106707, `legacy`): the namespace's latest checkpoint."""
-        saved = self.saver.get_tuple(self.config) if self.saver is not None else None
-        return {self.ns: saved.checkpoint["id"]} if saved is not None else {}
-
-    async def alatest(self) -> dict[str, str]:
-        saved = await self.saver.aget_tuple(self.config) if self.saver is not None else None
-        return {self.ns: saved.checkpoint["id"]} if saved is not None else {}
-
     def save(self, state: AgentState) -> dict[str, str]:
         """Write the seat's state; what the game's state records of it (`seat_checkpoints`)."""
         if self.saver is None:
@@ -473,11 +462,6 @@ class SeatStore:
         config, checkpoint, metadata, versions = self.checkpoint(state)
         await self.saver.aput(config, checkpoint, metadata, versions)
         return {self.ns: checkpoint["id"]}
-
-
-def _old_seat() -> CompiledStateGraph:
-    """The seat's subgraph of before 7106707, for a step it stopped for a person (`legacy`)."""
-    return legacy.subgraph(AgentState, decide, review, remember)
 
 
 def agent_node_name(role: str) -> str:
@@ -514,9 +498,6 @@ def make_agent_node(role: str) -> Runnable:
         asks = asked(payload)
         store = SeatStore(config, recorded(payload))
         state = store.load()
-        if legacy.paused_in_subgraph(store.saved):  # stopped for a person before 7106707
-            out = legacy.finish(_old_seat(), asks, config)
-            return answered(asks, out.get("answers", {}), store.latest())
         try:
             answers, after = seat_step(state, asks)
         except ReviewPending as pending:
@@ -528,9 +509,6 @@ def make_agent_node(role: str) -> Runnable:
         asks = asked(payload)
         store = SeatStore(config, recorded(payload))
         state = await store.aload()
-        if legacy.paused_in_subgraph(store.saved):
-            out = await legacy.afinish(_old_seat(), asks, config)
-            return answered(asks, out.get("answers", {}), await store.alatest())
         try:
             answers, after = await run_in_executor(config, seat_step, state, asks)
         except ReviewPending as pending:
