@@ -135,9 +135,9 @@ def profile_named(name: str) -> Profile:
 def default_profile(ref: ModelRef | str | None) -> ProfileName:
     """The profile a model reference plays under when nothing names one: small for the embedded
     model, scripted seats, bots and GGUF files under SMALL_GGUF_BYTES (or missing: loading them
-    fails with its own message); capable for OpenAI-compatible endpoints and larger files."""
+    fails with its own message); capable for OpenAI-compatible endpoints, other LangChain providers and larger files."""
     ref = parse_model_ref(ref) if not isinstance(ref, ModelRef) else ref
-    if ref.provider == "openai":
+    if ref.provider in ("openai", "langchain"):
         return "capable"
     if ref.provider == "gguf":
         try:
