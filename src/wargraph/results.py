@@ -33,7 +33,7 @@ from wargraph.runs.records import RecordError, load_record
 from wargraph.runs.trace import read_trace
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]
 
 __all__ = ["Results", "ResultsError", "load"]
 

@@ -118,7 +118,7 @@ def provider_problem(ref: ModelRef) -> str | None:
     # an integration that reads its key from the environment only when it calls: an empty
     # key field is told now, with the variable its provider reads (ANTHROPIC_API_KEY ...)
     for field in type(model).model_fields:
-        value = getattr(model, field, None)
+        value: Any = getattr(model, field, None)
         secret = value.get_secret_value() if hasattr(value, "get_secret_value") else value
         if field.endswith("api_key") and not secret and ref.base_url is None:
             variable = ref.name.split(":")[0].upper() + "_API_KEY"
@@ -580,7 +580,7 @@ class ProviderChat(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def _server_chat_class(ref: ModelRef) -> type[BaseChatModel]:
+def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
     """ChatOpenAI for OpenAI's own API; for a server given by URL, a ChatOpenAI that sends the
     length cap under both names (`capped_payload`)."""
     from langchain_openai import ChatOpenAI

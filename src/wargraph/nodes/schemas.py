@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from wargraph.kernel.choices import one_of
+from wargraph.kernel.choices import list_of, one_of
 from wargraph.kernel.parts.allocation import ALLOCATION, allocation_schema
 from wargraph.seats.schemas import register_schema
 
@@ -75,7 +75,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
         to=(one_of(recipients), ...),
         text=(str, Field(min_length=1, max_length=max_len)),
     )
-    return create_model("Messages", messages=(list[message], Field(max_length=limit)))
+    return create_model("Messages", messages=(list_of(message), Field(max_length=limit)))
 
 
 register_schema("plan", Plan)

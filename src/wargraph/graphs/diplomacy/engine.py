@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-import diplomacy.engine.game as engine_game
+import diplomacy.engine.game as engine_game  # type: ignore[import-untyped]
 from diplomacy import Game
-from diplomacy.utils.export import from_saved_game_format, to_saved_game_format
+from diplomacy.utils.export import from_saved_game_format, to_saved_game_format  # type: ignore[import-untyped]
 
 POWERS: tuple[str, ...] = (
     "AUSTRIA",

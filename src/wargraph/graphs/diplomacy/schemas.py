@@ -13,7 +13,7 @@ from pydantic.config import JsonDict
 from wargraph.graphs.diplomacy.engine import GLOBAL
 from wargraph.graphs.diplomacy.order_choices import choices, key_label
 from wargraph.graphs.diplomacy.scenario import DiplomacyConfig
-from wargraph.kernel.choices import one_of
+from wargraph.kernel.choices import list_of, one_of
 from wargraph.kernel.parts.press import STAY_SILENT
 from wargraph.seats.names import VERBATIM
 from wargraph.seats.schemas import register_schema
@@ -148,7 +148,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
             "Messages",
             action=(one_of(ACTIONS), Field("send", description=PEOPLE_ACTION)),
             messages=(
-                list[message],
+                list_of(message),
                 Field(default_factory=list, max_length=limit, description=PEOPLE_MESSAGES),
             ),
         )
@@ -156,7 +156,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
         "Messages",
         __config__=ConfigDict(json_schema_extra=grammar_only),
         action=(one_of(ACTIONS), "send"),
-        messages=(list[message], Field(default_factory=list, max_length=limit)),
+        messages=(list_of(message), Field(default_factory=list, max_length=limit)),
     )
 
 
