@@ -74,6 +74,25 @@ def test_the_facilitator_tells_games_apart_and_sees_every_seat(server, browser, 
     expect(france).to_have_class(re.compile("seat-to-answer"))
     expect(page.locator("#seat-glance li[data-seat='ENGLAND']")).not_to_contain_text("to answer")
     expect(page.locator("tr[data-seat='FRANCE'] .seat-now")).to_have_text("to answer: orders")
+
+    # a deadline for this phase, set and extended from the page; the seat sees the clock
+    page.fill("#deadline-minutes", "10")
+    page.click("#deadline-set")
+    expect(page.locator("#deadline-now")).to_contain_text(
+        re.compile(r"^(9:5\d|10:00) left for Spring 1901 movement$")
+    )
+    page.click("#deadline-extend")
+    expect(page.locator("#deadline-now")).to_contain_text(re.compile(r"^1[45]:\d\d left"))
     keep_for_docs(page, "facilitator", tmp_path)
+    seat = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    seat.on("pageerror", lambda e: errors.append(str(e)))
+    seat.goto(games[0]["links"]["FRANCE"])
+    expect(seat.locator("#clock")).to_contain_text(
+        re.compile(r"^1[45]:\d\d left for Spring 1901 movement$"), timeout=WAIT_MS
+    )
+    expect(seat.locator("#deadline-rule")).to_contain_text("nothing is sent for you")
+    page.click("#deadline-clear")
+    expect(seat.locator("#deadline")).to_be_hidden(timeout=WAIT_MS)
     assert not errors, errors
+    seat.context.close()
     page.context.close()

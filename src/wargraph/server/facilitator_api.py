@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -29,6 +30,7 @@ from wargraph.server.api import (
     route,
     thread_id_of,
 )
+from wargraph.server.deadlines import deadline_of, phase_key
 from wargraph.server.games import (
     client,
     family_moment,
@@ -346,7 +348,7 @@ async def list_games(request: Request) -> Response:
     return json_response({"games": games})
 
 
-def _listed(t: dict[str, Any]) -> dict[str, Any]:
+def _listed(t: Mapping[str, Any]) -> dict[str, Any]:
     """A game's row in the list: what tells it apart from the others (its id, when it started,
     where it stands in its own terms) and who it waits for. Sync (a family hook reads the
     state)."""
@@ -440,6 +442,9 @@ async def game_detail(request: Request) -> Response:
             "error": values.get("error", ""),
             "seats": seats,
             "waiting_for": [s["seat"] for s in seats if s["waiting"]],
+            "deadline": None
+            if values.get("done")
+            else deadline_of(game["thread"], phase_key(moment, values)),
             "events": [public_event(e) for e in values.get("events") or []],
         }
     )

@@ -434,8 +434,47 @@ const WG = (() => {
     return when.toLocaleDateString([], { day: "numeric", month: "short" }) + " " + time;
   }
 
+  // A phase deadline's clock in `node`, ticking each second from the server's seconds_left
+  // (not from this computer's clock, which may be off). `show(deadline)` with the payload's
+  // deadline (or null: none); `onChange(state)` hears "none", "running" or "passed".
+  function deadlineClock(node, onChange) {
+    let end = null;
+    let phase = "";
+    let timer = null;
+    let state = "none";
+    function tick() {
+      if (end === null) {
+        node.textContent = "";
+        node.dataset.state = "none";
+      } else {
+        const left = Math.max(0, Math.round((end - performance.now()) / 1000));
+        const mm = Math.floor(left / 60);
+        const ss = String(left % 60).padStart(2, "0");
+        node.dataset.state = left > 0 ? "running" : "passed";
+        node.textContent = left > 0 ? mm + ":" + ss + " left for " + phaseWords(phase) : "Time is up for " + phaseWords(phase);
+      }
+      if (node.dataset.state !== state) {
+        state = node.dataset.state;
+        if (onChange) onChange(state);
+      }
+    }
+    function show(deadline) {
+      if (deadline && typeof deadline.seconds_left === "number") {
+        end = performance.now() + deadline.seconds_left * 1000;
+        phase = deadline.phase || "";
+        if (!timer) timer = setInterval(tick, 1000);
+      } else {
+        end = null;
+        if (timer) clearInterval(timer);
+        timer = null;
+      }
+      tick();
+    }
+    return { show };
+  }
+
   return {
     readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel, reflow,
-    phaseWords, whereNow, gameTitle, startedAt,
+    phaseWords, whereNow, gameTitle, startedAt, deadlineClock,
   };
 })();

@@ -203,6 +203,8 @@
       startedAt(g.created_at) + " · " + when + waiting + (g.error ? " · error: " + g.error : "");
     $("game-view").href = "/view#token=" + encodeURIComponent(token) + "&thread=" + encodeURIComponent(selected);
     $("game-view").hidden = false;
+    $("deadline-form").hidden = g.status === "over";
+    clock.show(g.deadline);
     $("status").textContent = g.status;
     $("status").className = "pill status-" + g.status;
     const rows = $("seat-rows");
@@ -227,6 +229,21 @@
       transcriptFor = selected;
     }
     renderEvents($("transcript"), g.events, null);
+  }
+
+  // --- the phase deadline -------------------------------------------------------------------
+
+  const clock = WG.deadlineClock($("deadline-now"));
+
+  async function changeDeadline(body) {
+    if (!selected) return;
+    $("deadline-error").textContent = "";
+    try {
+      const done = await api(token, "/wargraph/graphs/" + encodeURIComponent(selected) + "/deadline", { method: "POST", body });
+      clock.show(done.deadline);
+    } catch (err) {
+      $("deadline-error").textContent = err.message;
+    }
   }
 
   async function poll() {
@@ -257,6 +274,12 @@
     }
     $("scenario").addEventListener("change", renderSeats);
     $("new-game").addEventListener("submit", startGame);
+    $("deadline-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      changeDeadline({ minutes: Number($("deadline-minutes").value || 0) });
+    });
+    $("deadline-extend").addEventListener("click", () => changeDeadline({ extend: 5 }));
+    $("deadline-clear").addEventListener("click", () => changeDeadline({ minutes: 0 }));
     try {
       await loadScenarios();
     } catch (err) {

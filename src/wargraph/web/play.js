@@ -8,6 +8,7 @@
   const POLL_MS = 1500;
 
   let seat = null;
+  const clock = WG.deadlineClock($("clock"));
   let shownKey = null; // the interrupt whose form is on screen (kept while the player types)
   const submitted = new Set(); // interrupts answered from this page, waiting for the game
   let form = null;
@@ -334,6 +335,9 @@
     // the phase in the tab's title: a person with many tabs sees where each game stands
     document.title = state.seat + " · " + title + (state.moment ? " · " + WG.phaseWords(state.moment) : "");
     setStatus(state);
+    $("deadline").hidden = !state.deadline;
+    $("deadline-rule").textContent = state.deadline ? state.deadline.when_it_passes : "";
+    clock.show(state.deadline);
     renderEvents($("events"), state.events, seat);
     renderPress(state.events, seat);
     renderQuestion(state);
