@@ -13,7 +13,7 @@ from wargraph.evals.tournament import load_tournament, report_only, run_tourname
 
 pytestmark = pytest.mark.slow  # about a minute: 30 games of scripted bots
 
-SHIPPED = Path(__file__).resolve().parents[2] / "src" / "wargraph" / "evals" / "tournaments"
+SHIPPED = Path(__file__).resolve().parents[2] / "src" / "wargraph" / "scenarios" / "tournaments"
 
 
 @pytest.fixture(scope="module")
