@@ -8,7 +8,6 @@ logs, so `write_report(out_dir)` can be run again at any time on a finished expe
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import sys
@@ -22,7 +21,7 @@ import wargraph.kernel.families as families
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 import wargraph.evals.stats as stats
-from wargraph.evals.report_page import write_page
+from wargraph.evals.report_page import CsvWriter, write_page
 from wargraph.nodes.schemas import UNDETERMINED
 
 
@@ -297,7 +296,7 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
         + ["model_calls", "tokens", "fallbacks", "error", "thread_id", "folder"]
     )
     with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(head)
         for o in outcomes:
             judged = {j["id"]: j for j in o.get("judgements", [])}

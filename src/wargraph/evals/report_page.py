@@ -21,6 +21,7 @@ import hashlib
 import html
 import mimetypes
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -218,15 +219,42 @@ def flat_row(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return row
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
+# `-2+3+cmd|' /C calc'!A0`): text wargraph did not write could run on the reader's machine.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell: text that a spreadsheet would read as a formula gets a leading
+    `'` (shown, never run); numbers, and text that is one number ("-3.5"), are kept as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+class CsvWriter:
+    """`csv.writer` whose every cell goes through `csv_cell`: how wargraph writes every CSV."""
+
+    def __init__(self, fh: Any) -> None:
+        import csv
+
+        self._w = csv.writer(fh)
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._w.writerow([csv_cell(c) for c in row])
+
+
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
     """Rows of possibly different keys as one CSV (the union of columns, in first-seen order)."""
-    import csv
-
     cols: list[str] = []
     for r in rows:
         cols += [c for c in r if c not in cols]
     with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=cols, restval="")
-        w.writeheader()
-        w.writerows(rows)
+        w = CsvWriter(fh)
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in cols])
     return path

@@ -335,11 +335,11 @@ def _link_views(st: Standing, out: Path, pages: bool) -> None:
 def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[Path]:
     """games.csv (one row per seat of each rated game: long form, ready for a data frame) and
     leaderboard.csv (strength and OpenSkill with their intervals)."""
-    import csv
+    from wargraph.evals.report_page import CsvWriter
 
     games = out / "games.csv"
     with games.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(["game", "seed", "seat", "entrant", "score", "place", "thread_id", "folder"])
         for r in st.rows:
             place = {e: i for i, grp in enumerate(r["ranking"], 1) for e in grp}
@@ -351,7 +351,7 @@ def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[
                 )  # fmt: skip
     board = out / "leaderboard.csv"
     with board.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(
             ["rank", "entrant", "model", "strength", "strength_lo", "strength_hi",
              "openskill_mu", "openskill_lo", "openskill_hi"]
