@@ -138,9 +138,34 @@ def _order(st: Standing) -> list[str]:
     return [n for _, n in sorted(zip(-st.fit.strength, st.fit.names, strict=True))]
 
 
+def silent_entrants(s: Setup, st: Standing) -> list[str]:
+    """A warning for each entrant on a model (not scripted, not a bot) whose every rated game
+    made no model call: its endpoint failed every call (its answers were fallbacks), so its
+    rating says nothing about the model."""
+    from wargraph.models.chat import ModelRefError, parse_model_ref
+
+    out = []
+    for name, entrant in s.tournament.entrants.items():
+        try:
+            provider = parse_model_ref(entrant.model).provider
+        except ModelRefError:
+            continue
+        games = [r for r in st.rows if name in r["seats"].values()]
+        if provider in ("scripted", "bot") or not games:
+            continue
+        if all(int(r.get("model_calls") or 0) == 0 for r in games):
+            out.append(
+                f"entrant {name} ({entrant.model}): no model call answered in its {len(games)} "
+                "game(s): every answer was a fallback, so its rating says nothing about the "
+                "model (check the endpoint: the game folders' trace.jsonl name the faults)"
+            )
+    return out
+
+
 def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
     fit = st.fit.table() if st.fit else {}
     return {
+        "warnings": silent_entrants(s, st),
         "tournament": s.tournament.name,
         "scenario": s.tournament.scenario,
         "seats": s.seats,
@@ -180,6 +205,8 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
         + f". {data['games_rated']} games rated of {data['games_scheduled']} scheduled; "
         f"stopped: {data['stopped_by']}. Model calls {data['model_calls']}, tokens {data['tokens']}.",
         "",
+        *[f"**Warning:** {w}" for w in data.get("warnings", [])],
+        *([""] if data.get("warnings") else []),
         "## Leaderboard",
         "",
         "Plackett-Luce maximum likelihood (log-worth, centred; 95% bootstrap interval over "
