@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wargraph.server.api import MAX_BODY, ApiError, json_response, parse_json
 from wargraph.server.seats import FACILITATOR, TokenError, bearer, check_token
-from wargraph.server.settings import RUN_PATH, settle
+from wargraph.server.settings import RUN_PATH, STATE_PATH, missing_checkpoint, settle
 
 log = logging.getLogger(__name__)
 
@@ -279,6 +279,14 @@ class Guard:
                         scope = with_length(scope, len(body))
                     if record is not None:
                         send = recording_on_success(send, record)
+                edit_of = (
+                    STATE_PATH.match(scope.get("path", "")) if scope["method"] == "POST" else None
+                )
+                if edit_of:  # an edit at a checkpoint the game never had
+                    why = await missing_checkpoint(edit_of.group(1), parsed)
+                    if why:
+                        await _refuse(404, why)(scope, receive, send)
+                        return
             receive = replay(body, receive)
         if (headers.get("origin") or "").lower() in self.studio_origins:
             await self.app(studio_preflight(scope), receive, send)

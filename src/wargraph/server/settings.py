@@ -73,3 +73,33 @@ async def settle(thread_id: str, payload: Any) -> tuple[dict[str, Any] | None, A
         changes.append({"at": time.time(), "from": stored, "to": sent})
     record = {META: {"context": sent, "changes": changes[-MAX_CHANGES:]}}
     return None, lambda: client().threads.update(thread_id, metadata=record)
+
+
+STATE_PATH = re.compile(r"^/threads/([0-9A-Za-z-]{1,64})/state/?$")
+
+
+async def missing_checkpoint(thread_id: str, payload: Any) -> str | None:
+    """Why a state edit names a checkpoint the game never had (None: it names none, or one it
+    has). LangGraph wrote such an edit as a new state from nothing, replacing the game's."""
+    if not isinstance(payload, dict):
+        return None
+    given = payload.get("checkpoint")
+    cid = payload.get("checkpoint_id") or (
+        given.get("checkpoint_id") if isinstance(given, dict) else None
+    )
+    if cid is None:
+        return None
+    if not isinstance(cid, str) or len(cid) > 100:
+        return "checkpoint_id: the id of one of this game's checkpoints (text)"
+    try:
+        state = await client().threads.get_state(thread_id, checkpoint_id=cid)
+    except Exception:  # noqa: BLE001 (no such thread: the API itself answers the request)
+        return None
+    # the API echoes any id it is asked for: a checkpoint it has was created at some time
+    found = ((state or {}).get("checkpoint") or {}).get("checkpoint_id")
+    if found != cid or not (state or {}).get("created_at"):
+        return (
+            f"checkpoint_id {cid!r}: this game has no such checkpoint; "
+            f"GET /threads/{thread_id}/history lists its checkpoints"
+        )
+    return None
