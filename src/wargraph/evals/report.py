@@ -293,7 +293,8 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
         + [f"answer:{q}" for q in qids]
         + [f"quote:{q}" for q in qids]
         + [f"measure:{m}" for m in measures]
-        + ["model_calls", "tokens", "fallbacks", "error", "thread_id", "folder"]
+        + ["model_calls", "tokens", "fallbacks", "counts_incomplete", "error", "thread_id"]
+        + ["folder"]
     )
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = CsvWriter(fh)
@@ -311,6 +312,7 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
                 ]
                 + [(o.get("measures") or {}).get(m, "") for m in measures]
                 + [o.get("model_calls", ""), o.get("tokens", ""), o.get("fallbacks", "")]
+                + [bool(o.get("counts_incomplete"))]
                 + [o.get("error", ""), o["thread_id"], o["folder"]]
             )
     return path
@@ -391,6 +393,15 @@ def write_report(
     if crashed:
         lines += ["", f"{len(crashed)} game(s) crashed and will resume on the next run:"]
         lines += [f"- `{c['thread_id']}`: {c['error']}" for c in crashed]
+    unknown = [o for o in outcomes if o.get("counts_incomplete")]
+    if unknown:
+        lines += [
+            "",
+            f"**Counts incomplete:** {len(unknown)} game(s) finished elsewhere (on a worker as "
+            "its driver stopped) and were read back without their call log: their model calls "
+            "and tokens are not counted (`counts_incomplete` in outcomes.csv):",
+            *[f"- `{o['thread_id']}`" for o in unknown],
+        ]
     lines.append("")
 
     figure_list: list[tuple[str, Path]] = []

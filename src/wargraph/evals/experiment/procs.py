@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from wargraph.evals.experiment.game import Keys, Stopped, run_game
+from wargraph.evals.experiment.game import Keys, Stopped, plays_on_models, run_game
 from wargraph.evals.experiment.plan import GamePlan
 from wargraph.evals.experiment.spec import Experiment, Workers
 
@@ -55,26 +55,17 @@ _nodes: Any = None
 
 def cpu_only(exp: Experiment, plans: list[GamePlan]) -> bool:
     """Whether every seat of every game, and the judge, is scripted or a bot (no model)."""
-    from wargraph.kernel.context import GameContext
     from wargraph.models.chat import parse_model_ref
-    from wargraph.models.preflight import seat_models
-    from wargraph.runs.runner import check_scenario
 
-    def local(ref: str) -> bool:
-        return parse_model_ref(ref).provider in ("scripted", "bot")
-
-    if exp.questions and not local(exp.judge_model):
+    if exp.questions and parse_model_ref(exp.judge_model).provider not in ("scripted", "bot"):
         return False
     seen: set[tuple[str, str]] = set()
     for plan in plans:
-        c = plan.condition
-        key = (c.id, c.scenario)
+        key = (plan.condition.id, plan.condition.scenario)
         if key in seen:
             continue
         seen.add(key)
-        ctx: GameContext = plan.game_context()
-        scenario = check_scenario(c.scenario, c.overrides)  # compiled once per process
-        if not all(local(ref) for ref in seat_models(scenario, ctx)):
+        if plays_on_models(plan):
             return False
     return True
 
