@@ -30,6 +30,12 @@ def serving(answer: Callable[[BaseHTTPRequestHandler, list[dict[str, str]]], Non
             seen.append({"path": self.path, "auth": self.headers.get("Authorization", "")})
             answer(self, seen)
 
+        def do_POST(self) -> None:  # noqa: N802 (a model call: kept, refused)
+            seen.append({"path": self.path, "auth": self.headers.get("Authorization", "")})
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -106,3 +112,38 @@ def test_a_trickling_endpoint_is_given_up_on_at_the_deadline(monkeypatch, timeou
         took = time.monotonic() - started
     assert why and why.startswith("unreachable") and "within" in why
     assert took < timeout + 1.0
+
+
+def test_a_model_call_redirected_elsewhere_does_not_carry_the_key(monkeypatch):
+    """The model calls' client (OpenAI's, on httpx) drops the key on a redirect to another
+    origin: what docs/security.md promises, held to here."""
+    from langchain_core.messages import HumanMessage
+
+    from wargraph.models.chat import chat_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with serving(lambda h, s: None) as (elsewhere, stolen):
+
+        class Redirect(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(307)
+                self.send_header("Location", elsewhere + "/v1/chat/completions")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        home = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+        threading.Thread(target=home.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{home.server_address[1]}/v1"
+            model = chat_model(parse_model_ref(f"openai:m@{url}"), timeout=5.0)
+            with pytest.raises(Exception):  # noqa: B017 (any failure: the answer never comes)
+                model.invoke([HumanMessage("hello")])
+        finally:
+            home.shutdown()
+            home.server_close()
+    # the client followed the redirect (the other host got the call) but not with the key
+    assert stolen == [{"path": "/v1/chat/completions", "auth": ""}], stolen
