@@ -100,29 +100,11 @@ class Table:
             key=key,
         )
 
-    def setup_event(
-        self,
-        *,
-        kind: str,
-        author: str,
-        text: str,
-        audience: list[str] | None = None,
-        data: dict[str, Any] | None = None,
-        key: str = "",
-    ) -> Event:
-        """An event of the game's setup (round 0, as the setting and the briefs): every memory
-        policy keeps it in every round (a secret role dealt at the start, a standing rule),
-        where `event` is of the current round and a short memory forgets it."""
-        return make_event(
-            round=0,
-            phase=self.phase,
-            kind=kind,
-            author=author,
-            text=text,
-            audience=audience,
-            data=data,
-            key=key,
-        )
+    def setup_event(self, **fields: Any) -> Event:
+        """An event of the game's setup (round 0, as the setting and the briefs), with `event`'s
+        fields: every memory policy keeps it in every round (a secret role dealt at the start,
+        a standing rule), where `event` is of the current round and a short memory forgets it."""
+        return make_event(round=0, phase=self.phase, **fields)
 
     def ask_id(self, task: str, role: str, key: str = "") -> str:
         return ask_id(self.round, self.phase, task, role, key)
