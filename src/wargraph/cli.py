@@ -171,6 +171,15 @@ def _context(
     )
 
 
+def _open_cache(setting: bool | str | None, db: str) -> str | None:
+    """Where a game keeps and reuses model answers (wargraph.models.cache), opened now."""
+    from wargraph.models import cache
+
+    where = cache.location(setting, db)
+    cache.check(where)
+    return where
+
+
 def _preflight(scenario: Any, ctx: Any, after: str) -> None:
     """Each distinct model of the game asked once before it starts (wargraph.models.preflight): one
     line naming the seats and the URL, and exit 2, when one cannot answer."""
@@ -347,6 +356,25 @@ def _report(result: PlayResult) -> None:
     console.print(text(f"thread: {result.thread_id}"))
 
 
+CacheFlag = Annotated[
+    bool,
+    typer.Option(
+        "--cache",
+        help="Reuse model answers kept in the games' store, keep new ones there: the same call "
+        "(model, messages, settings) is never paid twice.",
+    ),
+]
+CacheAt = Annotated[
+    str | None,
+    typer.Option(help="Keep and reuse model answers in this SQLite file or postgresql:// URL."),
+]
+
+
+def _cache_setting(cache: bool, cache_at: str | None) -> bool | str | None:
+    """`--cache-at WHERE`, else `--cache` (the games' store), else None (the file's own)."""
+    return cache_at or (True if cache else None)
+
+
 @app.command(cls=PlayCommand)
 def play(
     command: typer.Context,
@@ -389,6 +417,8 @@ def play(
             "mapping by task), then seeded scripted ones; repeatable."
         ),
     ] = [],
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model). The
     game's family may take options of its own (below), given after the scenario."""
@@ -416,6 +446,7 @@ def play(
             call_timeout=call_timeout,
             script=script,
         )
+        ctx.model_cache = _open_cache(_cache_setting(cache, cache_at), db)
         if familyargs.pending(command):  # the family's own options: known once its scenario is read
             family = load_scenario(scenario, overrides).family
             own = familyargs.values(command, family, "play_options", "wargraph play")
@@ -965,6 +996,8 @@ def experiment(
         bool,
         typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
     ] = False,
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
@@ -983,6 +1016,7 @@ def experiment(
         concurrency=concurrency,
         calls_per_endpoint=endpoint_concurrency,
         pages=pages,
+        cache=_cache_setting(cache, cache_at),
     )
     if code:
         _STOP_SAID.append(code == 130)  # it said what was kept and how to go on
@@ -1016,6 +1050,8 @@ def tournament(
         bool,
         typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
     ] = False,
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
     from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
@@ -1033,6 +1069,7 @@ def tournament(
         only_report=report_only,
         pages=pages,
         console=console,
+        cache=_cache_setting(cache, cache_at),
     )
     if code:
         _STOP_SAID.append(code == 130)
