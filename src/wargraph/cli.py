@@ -881,6 +881,47 @@ def replay(
 
 
 @app.command()
+def persuade(
+    study: Annotated[
+        str, typer.Argument(help="A study YAML or a shipped study's name (persuasion).")
+    ] = "persuasion",
+    model: Annotated[str | None, typer.Option(help="Every seat's model in the forks.")] = None,
+    runs: Annotated[
+        int | None, typer.Option(help="Runs per strategy (and of the control).")
+    ] = None,
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    thread: Annotated[
+        str | None,
+        typer.Option(help="Fork this stored game (default: play the study's base game first)."),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the report and every run.")] = Path(
+        "runs/persuasion"
+    ),
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
+) -> None:
+    """A persuasion study on a critical state: at a stored phase a persuader sends each
+    strategy's message to the persuadee; how often its orders change, with intervals."""
+    from wargraph.evals.persuasion import StudyError, load_study, run_study
+
+    errors: tuple[type[Exception], ...] = (StudyError, *_known_errors())
+    try:
+        plan = load_study(study, model=model, runs=runs)
+        where = _open_cache(_cache_setting(cache, cache_at), db)
+        if thread:
+            thread = _on_thread(_whole_thread(db, thread))
+        with _spinner(
+            f"{safe(plan.name)}: {len(plan.strategies) + 1} x {plan.runs} forks at {plan.phase} ..."
+        ):
+            data = run_study(plan, db=db, thread=thread, out=out, cache=where)
+    except errors as exc:
+        fail(str(exc))
+    for name, s in data["strategies"].items():
+        console.print(text(f"{name}: orders of {plan.persuadee} changed in {s['text']}"))
+    console.print(text(f"report: {out / 'persuasion.html'}"), highlight=False)
+
+
+@app.command()
 def view(
     run_dir: Annotated[
         Path | None, typer.Argument(help="A game folder (record.json, trace.jsonl).")
