@@ -921,6 +921,34 @@ def persuade(
     console.print(text(f"report: {out / 'persuasion.html'}"), highlight=False)
 
 
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="An AI_Diplomacy game file (lmvsgame.json).")],
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    thread: Annotated[
+        str | None, typer.Option(help="Thread id in the store (default aidip-GAMEID).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for record.json (default runs/THREAD).")
+    ] = None,
+) -> None:
+    """Import a published AI_Diplomacy game into a record and the store: then view, eval
+    diplomacy and replay --phase work on it."""
+    from wargraph.evals.ai_diplomacy import import_game
+
+    try:
+        done = import_game(file, db=db, thread_id=thread and _on_thread(thread), out=out)
+    except _known_errors() as exc:
+        fail(str(exc))
+    models = ", ".join(f"{p} {m}" for p, m in sorted(done.models.items())) or "not named"
+    console.print(
+        text(f"Imported {len(done.phases)} phases ({done.phases[0]} to {done.phases[-1]})")
+    )
+    console.print(text(f"models: {models}"))
+    console.print(text(f"record: {done.record}"), highlight=False)
+    console.print(text(f"thread: {done.thread_id} in {done.db}"), highlight=False)
+
+
 @app.command()
 def view(
     run_dir: Annotated[
