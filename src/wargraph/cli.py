@@ -831,12 +831,18 @@ def replay(
             "difference in the family's measures with 95% intervals (OUT/compare.md, .csv).",
         ),
     ] = False,
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Fork a stored game at a phase and replay it N times under a change (the original stays)."""
     from wargraph.runs.replay import print_report
     from wargraph.runs.replay import replay as run_replay
 
     thread = _on_thread(_whole_thread(db, thread))
+    try:
+        answers = _open_cache(_cache_setting(cache, cache_at), db)
+    except _known_errors() as exc:
+        fail(str(exc))
     if compare:
         from wargraph.runs.replay_compare import compare as run_compare
         from wargraph.runs.replay_compare import print_comparison
@@ -852,6 +858,7 @@ def replay(
                     model=model,
                     out_dir=out,
                     phases=phases,
+                    cache=answers,
                 )
         except _known_errors() as exc:
             fail(str(exc))
@@ -874,6 +881,7 @@ def replay(
                 model=model,
                 out_dir=out,
                 phases=phases,
+                cache=answers,
             )
     except _known_errors() as exc:
         fail(str(exc))

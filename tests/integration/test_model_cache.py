@@ -176,3 +176,48 @@ def test_a_cache_that_cannot_be_opened_is_one_clear_error(tmp_path):
         model_cache.location(True, None)
     with pytest.raises(StoreError, match="expected true"):
         model_cache.location(3, "x.sqlite")
+
+
+def test_a_compared_replay_reuses_the_baselines_calls_the_change_does_not_reach(tmp_path, endpoint):
+    """`replay --compare --cache-at`: the change (one side's persona) never reaches the other
+    side's planning call, so the change's runs take those answers from the baseline's."""
+    from wargraph.runs.replay_compare import compare
+
+    db = str(tmp_path / "g.sqlite")
+    where = str(tmp_path / "answers.sqlite")
+    ctx = GameContext(model=f"openai:frontier@{endpoint.url}", seed=4)
+    play(
+        "azuristan_crimsonia",
+        overrides=["rounds=2"],
+        context=ctx,
+        db=db,
+        thread_id="crisis",
+        out_dir=tmp_path / "game",
+    )
+    before = len(endpoint.requests)
+    both = compare(
+        db=db,
+        thread_id="crisis",
+        phase="2",
+        runs=2,
+        overrides=["players.azuristan.persona=hawk"],
+        out_dir=tmp_path / "cmp",
+        cache=where,
+    )
+    assert len(both.baseline.runs) == len(both.change.runs) == 2
+
+    def traced(arm: str) -> list[dict[str, Any]]:
+        return [
+            e
+            for k in (1, 2)
+            for e in read_trace(tmp_path / "cmp" / arm / f"run_{k}" / "trace.jsonl")
+        ]
+
+    baseline, change = traced("baseline"), traced("change")
+    assert not any(e["event"] == "cached" for e in baseline)
+    reused = [e for e in change if e["event"] == "cached"]
+    assert reused and {e["role"] for e in reused} == {"crimsonia"}
+    asked = [e for e in change if e["event"] == "call"]
+    assert {e["role"] for e in asked} >= {"azuristan", "control"}
+    made = sum(e["event"] == "call" for e in baseline) + len(asked)
+    assert len(endpoint.requests) - before == made

@@ -154,7 +154,6 @@ def run_study(
     """Every strategy and the control, `runs` forks each; returns (and writes into `out`)
     `persuasion.json`, `.md`, `.html` and `.csv`."""
     from wargraph.evals.stats import wilson
-    from wargraph.models.cache import using
     from wargraph.runs.replay import replay
 
     out = Path(out)
@@ -162,27 +161,27 @@ def run_study(
     thread = thread or base_game(study, db, out)
     played: dict[str, list[dict[str, Any]]] = {}
     round_ = _fork_round(db, thread, study.phase)
-    with using(cache):
-        for strategy in [CONTROL, *study.strategies]:
-            extra = [] if strategy == CONTROL else [message_event(study, strategy, round_)]
-            result = replay(
-                db=db,
-                thread_id=thread,
-                phase=study.phase,
-                runs=study.runs,
-                model=study.model,
-                out_dir=out / strategy,
-                events=extra,
-            )
-            played[strategy] = [
-                {
-                    "run": r["run"],
-                    "seed": r["seed"],
-                    "orders": _orders(r["outcome"], study.phase, study.persuadee),
-                    "thread_id": r["thread_id"],
-                }
-                for r in result.runs
-            ]
+    for strategy in [CONTROL, *study.strategies]:
+        extra = [] if strategy == CONTROL else [message_event(study, strategy, round_)]
+        result = replay(
+            db=db,
+            thread_id=thread,
+            phase=study.phase,
+            runs=study.runs,
+            model=study.model,
+            out_dir=out / strategy,
+            events=extra,
+            cache=cache,
+        )
+        played[strategy] = [
+            {
+                "run": r["run"],
+                "seed": r["seed"],
+                "orders": _orders(r["outcome"], study.phase, study.persuadee),
+                "thread_id": r["thread_id"],
+            }
+            for r in result.runs
+        ]
     rows: list[dict[str, Any]] = []
     summary: dict[str, Any] = {}
     for strategy in study.strategies:
