@@ -82,3 +82,49 @@ def test_it_is_a_langchain_cache_a_chat_model_can_use(tmp_path):
         again = model.invoke("Say something.")
         assert len(server.requests) == 1
         assert again.content == first.content
+
+
+def test_the_commands_open_the_cache_where_they_are_told(tmp_path, monkeypatch):
+    """`--cache` keeps answers in the games' store, `--cache-at` where it names, on play,
+    experiment and tournament (scripted seats and bots: the table is made, nothing is asked);
+    a location that cannot be one is one line, before any game."""
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from wargraph.cli import app
+
+    monkeypatch.chdir(tmp_path)
+
+    def tables(path: str) -> set[str]:
+        with sqlite3.connect(path) as conn:
+            return {n for (n,) in conn.execute("SELECT name FROM sqlite_master")}
+
+    def ok(*args: str) -> None:
+        out = CliRunner().invoke(app, list(args))
+        assert out.exit_code == 0, out.output
+
+    ok("play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1", "--cache")
+    assert "wargraph_model_cache" in tables("wargraph.sqlite")
+    ok(
+        "experiment",
+        "azuristan_personas",
+        "--model",
+        "scripted",
+        "--runs",
+        "1",
+        "--out",
+        "exp",
+        "--cache-at",
+        "exp-answers.sqlite",
+    )
+    assert "wargraph_model_cache" in tables("exp-answers.sqlite")
+    ok("tournament", "blotto_bots", "--out", "t", "--cache")
+    assert "wargraph_model_cache" in tables("t/checkpoints.sqlite")
+    (tmp_path / "folder").mkdir()
+    out = CliRunner().invoke(
+        app, ["play", "azuristan_crimsonia", "--model", "scripted", "--cache-at", "folder"]
+    )
+    said = " ".join(out.output.split())  # the console wraps long lines
+    assert out.exit_code == 2 and "model cache:" in said and "is a folder, not a SQLite" in said
+    assert len(list((tmp_path / "runs").iterdir())) == 1  # the first play's; none for this one

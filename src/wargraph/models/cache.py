@@ -58,6 +58,8 @@ class ModelCache(BaseCache):
             else:
                 from wargraph.store.connect import connect_sqlite
 
+                if Path(self.where).is_dir():
+                    raise StoreError(f"{self.where}: is a folder, not a SQLite file")
                 self._sql = Sql(self.where, connect_sqlite(self.where))
             self._sql.run(TABLE)
         except StoreError as exc:
