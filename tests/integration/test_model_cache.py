@@ -221,3 +221,39 @@ def test_a_compared_replay_reuses_the_baselines_calls_the_change_does_not_reach(
     assert {e["role"] for e in asked} >= {"azuristan", "control"}
     made = sum(e["event"] == "call" for e in baseline) + len(asked)
     assert len(endpoint.requests) - before == made
+
+
+def test_a_tournament_run_again_with_the_cache_pays_nothing(tmp_path, endpoint):
+    from wargraph.evals.tournament.run import run_tournament
+    from wargraph.evals.tournament.spec import load_tournament
+
+    def tournament(out: str) -> Any:
+        t = load_tournament(
+            {
+                "name": "cached_blotto",
+                "scenario": "blotto",
+                "set": {"rounds": 1, "blotto.exchanges": 0, "questions": []},
+                "entrants": {
+                    "model": {"model": f"openai:frontier@{endpoint.url}"},
+                    "even": {"model": "bot:even"},
+                },
+                "games_per_pairing": 2,
+                "score": "points",
+                "cache": str(tmp_path / "answers.sqlite"),
+            }
+        )
+        return run_tournament(t, tmp_path / out, show_progress=False)
+
+    tournament("a")
+    paid = len(endpoint.requests)
+    first = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert paid > 0 and first["model_calls"] > 0 and first["cached_calls"] == 0
+    tournament("b")
+    assert len(endpoint.requests) == paid
+    again = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert (again["model_calls"], again["cached_calls"]) == (0, first["model_calls"])
+    assert again["games"] and [g["scores"] for g in again["games"]] == [
+        g["scores"] for g in first["games"]
+    ]
+    report = (tmp_path / "b" / "report.md").read_text()
+    assert f"{first['model_calls']} answers reused from the model cache" in report
