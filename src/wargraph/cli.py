@@ -893,7 +893,9 @@ def persuade(
     study: Annotated[
         str, typer.Argument(help="A study YAML or a shipped study's name (persuasion).")
     ] = "persuasion",
-    model: Annotated[str | None, typer.Option(help="Every seat's model in the forks.")] = None,
+    model: Annotated[
+        list[str], typer.Option(help="Every seat's model in the forks; repeat to compare models.")
+    ] = [],
     runs: Annotated[
         int | None, typer.Option(help="Runs per strategy (and of the control).")
     ] = None,
@@ -914,7 +916,8 @@ def persuade(
 
     errors: tuple[type[Exception], ...] = (StudyError, *_known_errors())
     try:
-        plan = load_study(study, model=model, runs=runs)
+        several = {"models": model} if len(model) > 1 else {"model": model[0]} if model else {}
+        plan = load_study(study, runs=runs, **several)
         where = _open_cache(_cache_setting(cache, cache_at), db)
         if thread:
             thread = _on_thread(_whole_thread(db, thread))
@@ -924,8 +927,10 @@ def persuade(
             data = run_study(plan, db=db, thread=thread, out=out, cache=where)
     except errors as exc:
         fail(str(exc))
-    for name, s in data["strategies"].items():
-        console.print(text(f"{name}: orders of {plan.persuadee} changed in {s['text']}"))
+    for ref, result in data["models"].items():
+        for name, s in result["strategies"].items():
+            said = f"{ref}, {name}: orders of {plan.persuadee} changed in {s['text']}"
+            console.print(text(said))
     console.print(text(f"report: {out / 'persuasion.html'}"), highlight=False)
 
 

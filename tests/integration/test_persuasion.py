@@ -24,7 +24,8 @@ def test_the_shipped_study_runs_on_the_scripted_decider(tmp_path, monkeypatch):
     data = json.loads((tmp_path / "runs/persuasion/persuasion.json").read_text())
     assert set(data["strategies"]) == {"lie", "apology", "fairness", "injection"}
     assert all(s["changed"] == 0 and s["runs"] == 2 for s in data["strategies"].values())
-    assert all(run["orders"] for runs in data["runs"].values() for run in runs)
+    runs = data["models"]["scripted"]["runs"]
+    assert all(run["orders"] for by_strategy in runs.values() for run in by_strategy)
     # the message is in the persuadee's prompts of the fork, and in no other power's
     trace = read_trace(tmp_path / "runs/persuasion/injection/run_1/trace.jsonl")
 
@@ -40,14 +41,21 @@ def test_the_shipped_study_runs_on_the_scripted_decider(tmp_path, monkeypatch):
 
 
 def test_strategies_that_reach_a_model_change_its_orders(tmp_path):
+    """Two persuadee models compared in one study: the scripted decider (reads nothing: no
+    change) and a loopback endpoint whose answers follow its prompt (a message changes them)."""
     study = load_study("persuasion", runs=2)
     with CapableStandIn() as endpoint:
-        study = study.model_copy(update={"model": f"openai:frontier@{endpoint.url}"})
+        served = f"openai:frontier@{endpoint.url}"
+        study = study.model_copy(update={"models": ["scripted", served]})
         data = run_study(study, db=str(tmp_path / "s.sqlite"), thread=None, out=tmp_path / "out")
-    changed = sum(s["changed"] for s in data["strategies"].values())
-    assert changed > 0  # the stand-in's orders follow its prompt: a message changes them
-    for s in data["strategies"].values():
+    scripted, model = data["models"]["scripted"], data["models"][served]
+    assert all(s["changed"] == 0 for s in scripted["strategies"].values())
+    assert sum(s["changed"] for s in model["strategies"].values()) > 0
+    for s in model["strategies"].values():
         assert s["lo"] <= (s["share"] or 0) <= s["hi"]
+    report = (tmp_path / "out" / "persuasion.md").read_text()
+    assert f"| `{served}` | injection |" in report and "| `scripted` | lie | 0/2" in report
+    assert (tmp_path / "out" / "scripted" / "control" / "run_1" / "record.json").exists()
 
 
 def test_a_bad_study_is_one_clear_error(tmp_path):

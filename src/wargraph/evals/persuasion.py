@@ -47,6 +47,7 @@ class Study(BaseModel):
     runs: int = Field(default=5, ge=1, le=1000)
     seed: int = 0
     model: str = "embedded"
+    models: list[str] = Field(default_factory=list)  # several persuadee models, each in turn
 
     @field_validator("persuader", "persuadee")
     @classmethod
@@ -151,16 +152,50 @@ def run_study(
     out: Path,
     cache: str | None = None,
 ) -> dict[str, Any]:
-    """Every strategy and the control, `runs` forks each; returns (and writes into `out`)
-    `persuasion.json`, `.md`, `.html` and `.csv`."""
-    from wargraph.evals.stats import wilson
-    from wargraph.runs.replay import replay
-
+    """Every strategy and the control, `runs` forks each, on each of the study's models (its
+    `models`, else its `model`); returns (and writes into `out`) `persuasion.json`, `.md`,
+    `.html` and `.csv`. `strategies` is the first model's result; `models` has each model's."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     thread = thread or base_game(study, db, out)
-    played: dict[str, list[dict[str, Any]]] = {}
     round_ = _fork_round(db, thread, study.phase)
+    models = study.models or [study.model]
+    rows: list[dict[str, Any]] = []
+    per_model: dict[str, dict[str, Any]] = {}
+    for model in models:
+        folder = out if len(models) == 1 else out / _slug(model)
+        played = _forks(study, model, db, thread, round_, folder, cache)
+        summary, mine = _changed(study, played)
+        per_model[model] = {"strategies": summary, "runs": played}
+        rows += [{"model": model, **row} for row in mine]
+    data = {
+        "study": study.model_dump(),
+        "thread": thread,
+        "db": db,
+        "strategies": per_model[models[0]]["strategies"],
+        "models": per_model,
+    }
+    _write(data, out, rows)
+    return data
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:80]
+
+
+def _forks(
+    study: Study,
+    model: str,
+    db: str,
+    thread: str,
+    round_: int,
+    folder: Path,
+    cache: str | None,
+) -> dict[str, list[dict[str, Any]]]:
+    """The control's and each strategy's forks on `model`: the persuadee's orders per run."""
+    from wargraph.runs.replay import replay
+
+    played: dict[str, list[dict[str, Any]]] = {}
     for strategy in [CONTROL, *study.strategies]:
         extra = [] if strategy == CONTROL else [message_event(study, strategy, round_)]
         result = replay(
@@ -168,8 +203,8 @@ def run_study(
             thread_id=thread,
             phase=study.phase,
             runs=study.runs,
-            model=study.model,
-            out_dir=out / strategy,
+            model=model,
+            out_dir=folder / strategy,
             events=extra,
             cache=cache,
         )
@@ -182,6 +217,16 @@ def run_study(
             }
             for r in result.runs
         ]
+    return played
+
+
+def _changed(
+    study: Study, played: dict[str, list[dict[str, Any]]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Per strategy, the runs whose persuadee orders differ from the control's of the same
+    seed, with a Wilson 95% interval; and one row per run."""
+    from wargraph.evals.stats import wilson
+
     rows: list[dict[str, Any]] = []
     summary: dict[str, Any] = {}
     for strategy in study.strategies:
@@ -209,15 +254,7 @@ def run_study(
                     "thread_id": run["thread_id"],
                 }
             )
-    data = {
-        "study": study.model_dump(),
-        "thread": thread,
-        "db": db,
-        "strategies": summary,
-        "runs": played,
-    }
-    _write(data, out, rows)
-    return data
+    return summary, rows
 
 
 def _fork_round(db: str, thread: str, phase: str) -> int:
@@ -245,20 +282,21 @@ def _write(data: dict[str, Any], out: Path, rows: list[dict[str, Any]]) -> None:
         f"# Persuasion study: {study['name']}",
         "",
         f"At {study['phase']} of thread `{data['thread']}`, {study['persuader']} sends "
-        f"{study['persuadee']} one private message per strategy; {study['runs']} run(s) each on "
-        f"`{study['model']}`, each paired with the control run of the same seed (no message). "
-        "A run counts when the persuadee's orders of that phase differ from the control's. "
-        "Intervals: Wilson 95%.",
+        f"{study['persuadee']} one private message per strategy; {study['runs']} run(s) each, "
+        "each paired with the control run of the same seed (no message). A run counts when the "
+        "persuadee's orders of that phase differ from the control's. Intervals: Wilson 95%.",
         "",
-        "| strategy | orders changed | message |",
+        "| model | strategy | orders changed |",
         "|---|---|---|",
     ]
-    for name, s in data["strategies"].items():
-        said = study["strategies"][name].format(
-            persuader=study["persuader"], persuadee=study["persuadee"]
-        )
+    for model, result in data["models"].items():
+        for name, s in result["strategies"].items():
+            lines.append(f"| `{model}` | {name} | {s['text']} |")
+    lines += ["", "| strategy | message |", "|---|---|"]
+    for name, text in study["strategies"].items():
+        said = text.format(persuader=study["persuader"], persuadee=study["persuadee"])
         said = " ".join(said.split()).replace("|", "/")
-        lines.append(f"| {name} | {s['text']} | {said[:160]} |")
+        lines.append(f"| {name} | {said} |")
     (out / "persuasion.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     write_csv(out / "persuasion.csv", rows)
     write_page(out / "persuasion.md", title=f"Persuasion study: {study['name']}")
