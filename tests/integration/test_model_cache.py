@@ -45,30 +45,32 @@ def endpoint(monkeypatch):
 
 
 def crisis(endpoint: CapableStandIn, runs: int, cache: str | bool) -> Any:
-    return load_experiment(
-        {
-            "name": "cached_crisis",
-            "scenario": "azuristan_crimsonia",
-            "set": {"rounds": 1, "questions": []},
-            "runs": runs,
-            "model": f"openai:frontier@{endpoint.url}",
-            "concurrency": 2,
-            "grid": {
-                "pairing": {
-                    "dove-dove": {
-                        "players.azuristan.persona": "dove",
-                        "players.crimsonia.persona": "dove",
-                    },
-                    "hawk-hawk": {
-                        "players.azuristan.persona": "hawk",
-                        "players.crimsonia.persona": "hawk",
-                    },
-                }
-            },
-            "questions": [{"id": "conflict", "text": "Did armed conflict occur?"}],
-            "cache": cache,
-        }
-    )
+    return load_experiment(crisis_spec(endpoint, runs, cache))
+
+
+def crisis_spec(endpoint: CapableStandIn, runs: int, cache: str | bool) -> dict[str, Any]:
+    return {
+        "name": "cached_crisis",
+        "scenario": "azuristan_crimsonia",
+        "set": {"rounds": 1, "questions": []},
+        "runs": runs,
+        "model": f"openai:frontier@{endpoint.url}",
+        "concurrency": 2,
+        "grid": {
+            "pairing": {
+                "dove-dove": {
+                    "players.azuristan.persona": "dove",
+                    "players.crimsonia.persona": "dove",
+                },
+                "hawk-hawk": {
+                    "players.azuristan.persona": "hawk",
+                    "players.crimsonia.persona": "hawk",
+                },
+            }
+        },
+        "questions": [{"id": "conflict", "text": "Did armed conflict occur?"}],
+        "cache": cache,
+    }
 
 
 def game_of(folder: Path) -> str:
@@ -257,3 +259,29 @@ def test_a_tournament_run_again_with_the_cache_pays_nothing(tmp_path, endpoint):
     ]
     report = (tmp_path / "b" / "report.md").read_text()
     assert f"{first['model_calls']} answers reused from the model cache" in report
+
+
+def test_the_experiment_command_says_what_the_cache_paid_for(tmp_path, endpoint, monkeypatch):
+    """`wargraph experiment FILE --cache-at WHERE`, run again into another folder: no chat
+    request (the preflight only lists the server's models) and a closing line that says so."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from wargraph.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    spec = crisis_spec(endpoint, 1, False)
+    (tmp_path / "crisis.yaml").write_text(yaml.safe_dump(spec))
+
+    def run(out: str) -> str:
+        said = CliRunner().invoke(
+            app, ["experiment", "crisis.yaml", "--out", out, "--cache-at", "answers.sqlite"]
+        )
+        assert said.exit_code == 0, said.output
+        return " ".join(said.output.split())
+
+    run("a")
+    paid = len(endpoint.requests)
+    said = run("b")
+    assert len(endpoint.requests) == paid
+    assert "model calls: 0 made," in said and "answers reused from the cache" in said

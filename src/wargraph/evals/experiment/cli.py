@@ -148,6 +148,10 @@ def run_from_cli(
         + (f", [red]{c['crashed']} crashed[/]" if c["crashed"] else "")
         + (f", {c['game errors']} ended in an error" if c["game errors"] else "")
     )
+    reused = sum(int(o.get("cached_calls", 0) or 0) for o in result.outcomes)
+    if reused:  # how much of the games the model cache paid for
+        made = sum(int(o.get("model_calls", 0) or 0) for o in result.outcomes)
+        console.print(f"model calls: {made} made, {reused} answers reused from the cache")
     if result.report:
         page = Path(result.report).with_suffix(".html")  # report.md and its page
         console.print(f"report: {page if page.exists() else result.report} ({result.report})")
