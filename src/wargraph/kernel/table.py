@@ -171,6 +171,8 @@ class Table:
         }
         if profile:  # else chosen from the model (seat_profile)
             seat["profile"] = profile
+        if ctx.model_cache and kind == "ai":
+            seat["model_cache"] = ctx.model_cache
         if script is not None and kind == "scripted":  # a person's seat answers for itself
             seat["script"] = script
         return seat

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from wargraph.kernel.state import EVERYONE
-from wargraph.runs.trace import failure, read_trace
+from wargraph.runs.trace import CACHED, failure, read_trace
 
 RECORD_VERSION = 1
 MAX_RECORD_BYTES = 1 << 30  # read whole: /dev/zero named as a record must not be
@@ -19,7 +19,8 @@ class RecordError(ValueError):
 
 
 def usage_from_trace(trace: list[dict[str, Any]]) -> dict[str, Any]:
-    """Real token counts and latency per role, from the model calls in the trace."""
+    """Real token counts and latency per role, from the model calls in the trace. Answers taken
+    from the model cache are no calls: a role's `cached` counts them (present only then)."""
     per_role: dict[str, dict[str, float]] = defaultdict(
         lambda: {
             "calls": 0,
@@ -38,6 +39,9 @@ def usage_from_trace(trace: list[dict[str, Any]]) -> dict[str, Any]:
             r["prompt_tokens"] += entry.get("prompt_tokens", 0)
             r["completion_tokens"] += entry.get("completion_tokens", 0)
             r["latency_s"] = round(r["latency_s"] + entry.get("latency_s", 0.0), 4)
+        elif entry.get("event") == CACHED:  # reused, not paid for: counted apart
+            r = per_role[role]
+            r["cached"] = r.get("cached", 0) + 1
         elif entry.get("event") == "fault":
             per_role[role]["faults"] += 1
         elif entry.get("event") == "fallback":

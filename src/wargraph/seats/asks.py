@@ -22,6 +22,7 @@ class Seat(TypedDict, total=False):
     profile: str  # small | capable (wargraph.models.profiles); absent: chosen from the model
     max_faults: int  # failed calls in a row (each after its retries) before the game stops
     trace_path: str | None
+    model_cache: str  # where answers are reused (wargraph.models.cache); absent: no cache
     script: list[Any] | dict[str, Any]  # the seat's own answers (wargraph.seats.script)
 
 

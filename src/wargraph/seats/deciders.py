@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from wargraph.kernel.views import unseen_notes
+from wargraph.models.cache import ModelCache, cache_for, call_keys, generations
 from wargraph.models.chat import (
     ModelRef,
     ModelRefError,
@@ -36,7 +37,7 @@ from wargraph.models.faults import (
 )
 from wargraph.models.profiles import Profile, plain_text_kwargs, seat_profile
 from wargraph.models.ratelimit import retry_after_s
-from wargraph.runs.trace import record_call
+from wargraph.runs.trace import CACHED, record_call
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
 from wargraph.seats.bots import BotDecider, is_bot
@@ -46,6 +47,7 @@ from wargraph.seats.names import Correction, correct_names, correct_value, map_f
 from wargraph.seats.plaintext import as_written, text_field, trim_to_sentence, unwrap_text
 from wargraph.seats.schemas import fit_lengths, flat_json_schema, grammar_schema
 from wargraph.seats.scripted import ScriptedDecider, stable_seed
+from wargraph.store.errors import StoreError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -399,6 +401,10 @@ class LLMDecider:
         retries = int(retries if retries is not None else self.profile.retries)
         prompt = [{"role": m.type, "content": str(m.content)} for m in messages]
         game = current_thread_id()
+        kept = self._cached(ask, messages, bind, attempt, mode, prompt)
+        if kept is not None:
+            streaks.answered(game)
+            return kept, None
         error = ""
         for trial in range(retries + 1):
             start = time.perf_counter()
@@ -419,6 +425,7 @@ class LLMDecider:
                     completion_tokens=ct,
                     latency_s=round(time.perf_counter() - start, 4),
                 )
+                self._keep(ask, messages, bind, reply)
                 streaks.answered(game)
                 return reply, None
             except Exception as exc:  # endpoint faults of every kind end in the fallback
@@ -443,6 +450,57 @@ class LLMDecider:
         if failed >= int(self.seat.get("max_faults", DEFAULT_MAX_FAULTS)):
             self._stop(ask, game, error, failed, load=False)
         return None, error
+
+    def _cached(
+        self, ask: Ask, messages: list, bind: dict, attempt: int, mode: str, prompt: list
+    ) -> Any:
+        """The answer the seat's model cache keeps for this very call (wargraph.models.cache),
+        traced as a `cached` event (never a `call`: no cost figure counts it), or None. A cache
+        that cannot be read is traced and the model asked afresh."""
+        cache = self._cache(ask)
+        if cache is None:
+            return None
+        try:
+            found = cache.lookup(*call_keys(self.ref, self._model(), messages, bind))
+        except (StoreError, ModelRefError) as exc:
+            self._trace(ask, "cache-fault", error=str(exc))
+            return None
+        if not found:
+            return None
+        reply = getattr(found[0], "message", None)
+        if reply is None:
+            return None
+        pt, ct = usage_of(reply)
+        self._trace(
+            ask,
+            CACHED,
+            cached=True,
+            attempt=attempt,
+            mode=mode,
+            model=str(self.ref),
+            messages=prompt,
+            output=str(reply.content),
+            saved_prompt_tokens=pt,
+            saved_completion_tokens=ct,
+        )
+        return reply
+
+    def _keep(self, ask: Ask, messages: list, bind: dict, reply: Any) -> None:
+        cache = self._cache(ask)
+        if cache is None:
+            return
+        try:
+            keys = call_keys(self.ref, self._model(), messages, bind)
+            cache.update(*keys, generations(reply))
+        except StoreError as exc:  # the answer stands; only its reuse is lost
+            self._trace(ask, "cache-fault", error=str(exc))
+
+    def _cache(self, ask: Ask) -> ModelCache | None:
+        try:
+            return cache_for(self.seat)
+        except StoreError as exc:
+            self._trace(ask, "cache-fault", error=str(exc))
+            return None
 
     def _stop(
         self, ask: Ask, game: str, reason: str, count: int, *, load: bool, refused: bool = False

@@ -326,7 +326,10 @@ def played_year(saved: Mapping[str, Any], max_year: int) -> int:
 
 def game_measures(record: Mapping[str, Any]) -> dict[str, Any]:
     """Every measure of one game, from its record: scores, centres, orders by type and power,
-    relationships over time, press volume, the secretary's work and real token use."""
+    relationships over time and their reciprocity, aggression, press volume, the secretary's
+    work and real token use."""
+    from wargraph.graphs.diplomacy.analyses import measures_of
+
     saved = saved_game_of(record)
     cfg = (record.get("scenario") or {}).get("diplomacy") or {}
     max_year = played_year(saved, int(cfg.get("max_year", 1905)))
@@ -372,6 +375,8 @@ def game_measures(record: Mapping[str, Any]) -> dict[str, Any]:
             for p in POWERS
         },
         "relationships": relationship_series(diaries),
+        # AI_Diplomacy's reciprocity and aggression (wargraph.graphs.diplomacy.analyses)
+        **measures_of(diaries, orders, saved),
         "usage": {p: usage[p] for p in sorted(usage)},
         # free orders only (`diplomacy.orders: free`): what the models wrote themselves
         **(free_order_measures(free) if (free := free_order_stats(results)) else {}),
@@ -468,6 +473,10 @@ def measures_markdown(m: Mapping[str, Any], title: str = "Diplomacy") -> str:
             )
     if m.get("free_orders"):
         lines += ["", *free_orders_markdown(m["free_orders"])]
+    if m.get("reciprocity") or m.get("aggression_detail"):
+        from wargraph.graphs.diplomacy.analyses import analyses_markdown
+
+        lines += ["", *analyses_markdown(m)]
     if m["usage"]:
         lines += [
             "",
