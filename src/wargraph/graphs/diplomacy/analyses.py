@@ -20,8 +20,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from wargraph.graphs.diplomacy.engine import POWERS, order_type
-from wargraph.graphs.diplomacy.measures import RELATION_VALUES, phase_key
+from wargraph.graphs.diplomacy.engine import POWERS, order_type, phase_key
+from wargraph.graphs.diplomacy.schemas import RELATION_VALUES
 
 # --- relationship reciprocity ------------------------------------------------------------------
 

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from wargraph.graphs.diplomacy.engine import POWERS, order_type, outcome_of, phase_info
+from wargraph.graphs.diplomacy.engine import POWERS, order_type, outcome_of, phase_info, phase_key
+from wargraph.graphs.diplomacy.schemas import RELATION_VALUES
 
 __all__ = [
     "SOLO_CENTRES",
@@ -45,27 +46,7 @@ __all__ = [
 ]
 
 SOLO_CENTRES = 18
-RELATION_VALUES: dict[str, int] = {
-    "Enemy": -2,
-    "Unfriendly": -1,
-    "Neutral": 0,
-    "Friendly": 1,
-    "Ally": 2,
-}
 ORDER_TYPES: tuple[str, ...] = ("move", "hold", "support", "convoy", "build", "disband", "retreat")
-
-_SEASONS = {"S": 0, "F": 1, "W": 2}
-_PHASE_TYPES = {"M": 0, "R": 1, "A": 2}
-
-
-def phase_key(name: str) -> tuple[int, int, int]:
-    """Sort key for phase names: S1901M < S1901R < F1901M < F1901R < W1901A < S1902M.
-    FORMING sorts first and COMPLETED last."""
-    if name == "FORMING":
-        return (-1, 0, 0)
-    if name == "COMPLETED":
-        return (10**6, 0, 0)
-    return (int(name[1:-1]), _SEASONS.get(name[0], 9), _PHASE_TYPES.get(name[-1], 9))
 
 
 def _year(name: str) -> int:
