@@ -17,6 +17,7 @@ per role in the scenario (`model_profile:`) and per run (`--profile`, `--role-pr
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -82,7 +83,7 @@ class Profile:
     def diary_limit(self, chars: int) -> int:
         return max(chars, self.diary_chars)
 
-    def view_budget(self, seat: dict[str, Any] | None = None) -> int | None:
+    def view_budget(self, seat: Mapping[str, Any] | None = None) -> int | None:
         """Tokens of a seat's view: the seat's own (`context_tokens:` of its role in the
         scenario, `--set players.X.context_tokens=N`), else the profile's; None: a lean view."""
         if self.context_tokens is None:

@@ -224,6 +224,41 @@ def costs(calls: list[dict[str, Any]], seats: list[str]) -> dict[str, dict[str, 
     return out
 
 
+def coverage_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per seat, its profile and what its views showed of the texts given to them (the record's
+    `view_coverage`, wargraph.runs.records), then the game's row; empty for older records."""
+    cover = record.get("view_coverage")
+    if not isinstance(cover, dict):
+        return []
+    found = record.get("seats")
+    seats: dict[str, Any] = found if isinstance(found, dict) else {}
+    rows = []
+    for seat, c in sorted((cover.get("per_seat") or {}).items()):
+        if isinstance(c, dict):
+            profile = (seats.get(seat) or {}).get("profile", "")
+            rows.append({"seat": str(seat), "profile": str(profile), **_coverage_of(c)})
+    rows.append({"seat": "the game", "profile": "", **_coverage_of(cover)})
+    return rows
+
+
+def _coverage_of(c: dict[str, Any]) -> dict[str, Any]:
+    def part(k: str) -> list[int]:
+        found = c.get(k)
+        v: dict[str, Any] = found if isinstance(found, dict) else {}
+        return [int(v.get("items", 0) or 0), int(v.get("chars", 0) or 0)]
+
+    share = c.get("share")
+    return {
+        "asks": int(c.get("asks", 0) or 0),
+        "items": int(c.get("items", 0) or 0),
+        "chars": int(c.get("chars", 0) or 0),
+        "share": float(share) if isinstance(share, int | float) else None,
+        "whole": part("whole"),
+        "shortened": part("shortened"),
+        "dropped": part("dropped"),
+    }
+
+
 def replay_command(thread: str, fork: str, db: str | None) -> str:
     """`wargraph replay` forking the game at `fork` (quoted for a shell: ids and paths are data)."""
     parts = ["wargraph", "replay", "--db", db or "wargraph.sqlite", "--thread", thread]
@@ -332,6 +367,7 @@ def build_payload(
         "model_calls": sum(1 for c in calls if c["ev"] == "call"),
         "panels": {str(k): v for k, v in family_panels.items()},
         "costs": costs(calls, seats),
+        "coverage": coverage_rows(record),
         "L": lines.table,
     }
 

@@ -308,7 +308,8 @@ def whole_context(table: Table, power: str, seen: list[Event], budget: int) -> s
 def _phase_of(results: list[Event], rnd: int) -> str:
     """The engine phase of a round, from its adjudication (the round number if none)."""
     found = next((e for e in results if e["round"] == rnd), None)
-    return str((found or {}).get("data", {}).get("phase") or f"round {rnd}")
+    data = (found.get("data") if found else None) or {}
+    return str(data.get("phase") or f"round {rnd}")
 
 
 def _talk_sections(messages: list[Event], power: str, label: str, when: str) -> list[str]:
