@@ -270,7 +270,7 @@ def whole_context(table: Table, power: str, seen: list[Event], budget: int) -> s
     droppable = before + now + entries[:-1]
     cost = {id(e): estimate_tokens(e["text"]) + 8 for e in droppable}
 
-    def render(kept: list[Event]) -> str:
+    def render(kept: list[Event]) -> list[str]:
         keep = {id(e) for e in kept}
         parts = list(fixed)
         gone_talk = sum(1 for e in before + now if id(e) not in keep)
@@ -290,19 +290,20 @@ def whole_context(table: Table, power: str, seen: list[Event], budget: int) -> s
                 left_out(gone_diary, "of your diary") + "; your next digest keeps them\n" + diary
             )
         parts.append("# Your diary (private)\n" + diary)
-        parts += _secretary(seen, rnd)
-        return "\n\n".join(parts)
+        return parts + _secretary(seen, rnd)
 
     kept = list(droppable)
     with counting():  # a trial render: only the view as sent is counted
-        used = estimate_tokens(render(kept))
+        # by parts: the board, results and brief are the same texts for every ask of the phase
+        # (estimate_tokens caches them), so only what changed is measured again
+        used = sum(estimate_tokens(part) + 2 for part in render(kept))
     while used > budget and kept:
         used -= cost[id(kept[0])]
         kept.pop(0)
     for e in droppable:
         if all(e is not k for k in kept):
             shown(e["text"] if e["kind"] == "message" else _entry_text(e), None)
-    return render(kept)
+    return "\n\n".join(render(kept))
 
 
 def _phase_of(results: list[Event], rnd: int) -> str:
