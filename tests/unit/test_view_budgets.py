@@ -142,3 +142,24 @@ def test_a_tight_budget_drops_whole_messages_and_says_where_they_live(tight_dipl
     assert cover["FRANCE"]["dropped"]["items"] > 0 and cover["FRANCE"]["share"] < 1.0
     assert cover["ENGLAND"]["share"] == 1.0  # the others keep the profile's 16,000 tokens
     assert record["seats"]["FRANCE"]["profile"] == "capable"
+
+
+def test_the_view_page_shows_a_cut_answer_and_the_coverage():
+    from wargraph.view.payload import build_payload
+
+    event = _event(1, "We hold. We talk.")
+    cut = {"field": "plan", "chars": 1439, "limit": 1200, "kept": 17, "why": "limit"}
+    trace = [_trace_line("north", "r1.act.plan.north", 60, 30, 10, round=1, node="act")]
+    line = {"event": "cut", "role": "north", "round": 1, "cuts": [cut]}
+    events = mark_cut_answers([event], [{**line, "output": {"plan": event["text"]}}])
+    record = {
+        "scenario": {"title": "T"},
+        "events": events,
+        "view_coverage": view_coverage(trace),
+        "seats": {"north": {"profile": "capable", "models": ["openai:x"]}},
+    }
+    page = build_payload(record, trace, replay=False)
+    assert page["events"][0]["cut"].startswith("cut after a re-ask: 1439 characters written")
+    north, game = page["coverage"]
+    assert north["seat"] == "north" and north["profile"] == "capable" and north["share"] == 0.6
+    assert game["seat"] == "the game" and game["dropped"] == [1, 10]

@@ -119,6 +119,17 @@ def _trail(data: Any, lines: Lines) -> list[list[Any]]:
     return out
 
 
+def cut_note(data: Any) -> str:
+    """What the page says under an answer cut after a re-ask (`data.cut`, records.py)."""
+    cut = data.get("cut") if isinstance(data, dict) else None
+    if not isinstance(cut, dict):
+        return ""
+    return (
+        f"cut after a re-ask: {cut.get('chars')} characters written, {cut.get('kept')} kept "
+        f"(limit {cut.get('limit')}, {cut.get('field')})"
+    )
+
+
 def _first_line(text: Any) -> str | None:
     for line in str(text or "").splitlines():
         if line.strip():
@@ -332,6 +343,9 @@ def build_payload(
         trail = _trail(e.get("data"), lines)
         if trail:
             ev["trail"] = trail
+        cut = cut_note(e.get("data"))
+        if cut:
+            ev["cut"] = cut
         ev["_first"] = _first_line(e.get("text"))  # public events too: who was shown it
         events.append(ev)
         phases[p]["events"].append(ev["i"])

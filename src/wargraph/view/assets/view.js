@@ -228,6 +228,7 @@
     head.appendChild(knew);
     box.appendChild(head);
     box.appendChild(el("div", "event-text", text(ev.text)));
+    if (ev.cut) box.appendChild(el("div", "event-cut hint", ev.cut));  // never a silent cut
     if (ev.trail && ev.trail.length) {
       // a secretary's verdict: every proposal it was given, and why it sent one back
       const ol = el("ol", "trail");
