@@ -345,10 +345,12 @@ def units_plan(table: Table, power: str) -> tuple[str, int]:
     then the places next to each unit (with their occupants), and last the unit's support and
     convoy orders (counted, its holds and moves listed). The board, the same text for every
     power (a shared prompt prefix), is left whole. Even the least detail keeps every unit, over
-    the budget if need be."""
+    the budget if need be. The section's budget is the small profile's; a capable seat's is its
+    context budget."""
     n = diplomacy_scenario(table).diplomacy.nearest
     legal = legal_of(table, power)
-    budget = _room("Your units")
+    # a capable seat's view budget holds the most detail (its neighbours, nearest foreign units)
+    budget = table.view_budget(power) or _room("Your units")
 
     def plan(game: Any) -> tuple[str, int]:
         found = G.unit_blocks(game, power, n_foreign=n, n_centres=n, legal=legal)
