@@ -100,7 +100,8 @@ def models_from_trace(trace: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-PROMPT_EVENTS = ("call", "scripted", "script", "script-ended", "human")  # lines with a prompt
+# trace lines that carry a prompt (a cached answer's prompt was built and shown as well)
+PROMPT_EVENTS = ("call", CACHED, "scripted", "script", "script-ended", "human")
 
 
 def seats_from_trace(trace: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -115,7 +116,7 @@ def seats_from_trace(trace: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         model = str(e.get("model") or e.get("event"))
         if model not in seat["models"]:
             seat["models"].append(model)
-    return out
+    return dict(sorted(out.items()))  # parallel seats write their lines in any order
 
 
 def view_coverage(trace: list[dict[str, Any]]) -> dict[str, Any]:
@@ -139,7 +140,7 @@ def view_coverage(trace: list[dict[str, Any]]) -> dict[str, Any]:
         _add_coverage(game, seat)
     for c in [game, *per_seat.values()]:
         c["share"] = round(c["whole"]["chars"] / c["chars"], 4) if c["chars"] else 1.0
-    return {**game, "per_seat": per_seat}
+    return {**game, "per_seat": dict(sorted(per_seat.items()))}
 
 
 def _empty_coverage() -> dict[str, Any]:

@@ -287,7 +287,7 @@ class LLMDecider:
         )
 
     def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
-        if event == "call":  # the seat's profile and what its view showed (records.py reads them)
+        if event in ("call", CACHED):  # the seat's profile and what its view showed (records.py)
             fields = {**fields, **view_fields(ask, self.profile.name)}
         record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
 
