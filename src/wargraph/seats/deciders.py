@@ -287,6 +287,8 @@ class LLMDecider:
         )
 
     def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
+        if event in ("call", CACHED):  # the seat's profile and what its view showed (records.py)
+            fields = {**fields, **view_fields(ask, self.profile.name)}
         record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
 
     def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
@@ -565,7 +567,9 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: s
     (`limits`, the capable profile's), the question last. Private notes the view already shows
     (the seat's own plan, recorded as an event) are left out."""
     parts = [ask["context"]]
-    memory = unseen_notes(memory, ask["context"])
+    # a capable seat's note is left out only when its view shows it whole
+    whole = seat_profile(ask.get("seat") or {}).context_tokens is not None
+    memory = unseen_notes(memory, ask["context"], whole=whole)
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
     props = json_schema.get("properties", {})
@@ -579,6 +583,12 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: s
         parts.append(limits)
     parts.append(ask["question"])
     return "\n\n".join(p for p in parts if p)
+
+
+def view_fields(ask: Ask, profile: str) -> dict[str, Any]:
+    """A prompt's trace fields beside its messages: the seat's profile and, when the table
+    counted its view, what the view showed whole, shortened or left out (views.ViewTally)."""
+    return {"profile": profile, **({"view": ask["view"]} if "view" in ask else {})}
 
 
 def instructions_of(ask: Ask) -> str:
