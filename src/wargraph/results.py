@@ -35,7 +35,7 @@ from wargraph.runs.trace import read_trace
 from wargraph.runs.userfiles import UserFileError, read_json
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]
 
 __all__ = ["Results", "ResultsError", "load"]
 

@@ -95,6 +95,10 @@ def test_the_wheel_carries_every_package_and_data_file_without_warnings(built):
     missing = sorted(wanted - names)
     assert not missing, f"left out of the wheel: {missing[:20]}"
     assert "wargraph/graphs/waragent/game.py" in names and "wargraph/web/play.js" in names
+    # the design's data folders and the type marker
+    assert "wargraph/scenarios/diplomacy/diplomacy.yaml" in names
+    assert "wargraph/prompts/waragent/v1/waragent_act_question.txt" in names
+    assert "wargraph/py.typed" in names
     assert not re.search(r"(?i)warning", log), log[-3000:]
 
 

@@ -18,7 +18,7 @@ BLOTTO = (
     Path(__file__).resolve().parents[2]
     / "src"
     / "wargraph"
-    / "evals"
+    / "scenarios"
     / "tournaments"
     / "blotto_bots.yaml"
 )

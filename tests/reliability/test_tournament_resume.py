@@ -22,7 +22,7 @@ SHIPPED = (
     Path(__file__).resolve().parents[2]
     / "src"
     / "wargraph"
-    / "evals"
+    / "scenarios"
     / "tournaments"
     / "diplomacy_bots.yaml"
 )

@@ -13,7 +13,7 @@ from wargraph.nodes.schemas import choice_schema, record_quotes
 from wargraph.seats.deciders import validate_value
 from wargraph.seats.schemas import flat_json_schema, grammar_problem, grammar_schema
 
-HOSTILE = ['The "Big Bang" Theory', "C:\\games\\run", "tab\there", 'end"', '\\"']
+HOSTILE = ['The "Big Bang" Theory', "C:\\games\\run", "tab\there", 'end"', 'say \\"no\\"']
 
 
 def gbnf(schema: dict) -> str:

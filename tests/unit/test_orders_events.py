@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from wargraph import EVERYONE, GameContext, Orders, Table, load_scenario
+from wargraph import EVERYONE, GameContext, Table, load_scenario
+from wargraph.worlds import Orders
 
 
 def _table(**overrides: str) -> Table:

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from wargraph.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
-EXPERIMENTS = sorted((ROOT / "src" / "wargraph" / "evals" / "experiments").glob("*.yaml"))
-TOURNAMENTS = sorted((ROOT / "src" / "wargraph" / "evals" / "tournaments").glob("*.yaml"))
+EXPERIMENTS = sorted((ROOT / "src" / "wargraph" / "scenarios" / "experiments").glob("*.yaml"))
+TOURNAMENTS = sorted((ROOT / "src" / "wargraph" / "scenarios" / "tournaments").glob("*.yaml"))
 # measured on a shared 2-core machine: 24-530 s each at their shipped size, blotto_bots 11 s
 SLOW = {p.stem for p in EXPERIMENTS + TOURNAMENTS} - {"blotto_bots"}
 

@@ -9,7 +9,7 @@ import pytest
 from wargraph.evals.tournament import TournamentError, load_tournament
 from wargraph.evals.tournament.play import schedule, setup
 
-SHIPPED = Path(__file__).resolve().parents[2] / "src" / "wargraph" / "evals" / "tournaments"
+SHIPPED = Path(__file__).resolve().parents[2] / "src" / "wargraph" / "scenarios" / "tournaments"
 
 
 def write(tmp_path: Path, text: str) -> Path:

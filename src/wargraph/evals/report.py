@@ -293,8 +293,8 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
         + [f"answer:{q}" for q in qids]
         + [f"quote:{q}" for q in qids]
         + [f"measure:{m}" for m in measures]
-        + ["model_calls", "tokens", "fallbacks", "counts_incomplete", "error", "thread_id"]
-        + ["folder"]
+        + ["model_calls", "cached_calls", "tokens", "fallbacks", "counts_incomplete"]
+        + ["error", "thread_id", "folder"]
     )
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = CsvWriter(fh)
@@ -311,8 +311,8 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
                     for q in qids
                 ]
                 + [(o.get("measures") or {}).get(m, "") for m in measures]
-                + [o.get("model_calls", ""), o.get("tokens", ""), o.get("fallbacks", "")]
-                + [bool(o.get("counts_incomplete"))]
+                + [o.get("model_calls", ""), o.get("cached_calls", 0), o.get("tokens", "")]
+                + [o.get("fallbacks", ""), bool(o.get("counts_incomplete"))]
                 + [o.get("error", ""), o["thread_id"], o["folder"]]
             )
     return path
@@ -358,6 +358,13 @@ def write_report(
         f"- model: `{meta['model']}`; judge: `{meta['judge_model']}`; concurrency "
         f"{meta.get('concurrency', '?')}",
     ]
+    reused = sum(int(o.get("cached_calls", 0) or 0) for o in outcomes)
+    if reused:  # the games' answers partly or wholly from the model cache: never paid twice
+        paid = sum(int(o.get("model_calls", 0) or 0) for o in outcomes)
+        lines.append(
+            f"- model calls: {paid} made, {reused} answers reused from the model cache "
+            "(no call, no tokens; `cached` in each game's trace)"
+        )
     if counts:
         lines.append(
             "- this run: "

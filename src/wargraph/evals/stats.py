@@ -141,7 +141,7 @@ def fisher_exact(
     table: Sequence[Sequence[int]], alternative: str = "two-sided"
 ) -> tuple[float, float]:
     """(odds ratio, p-value) of a 2x2 table of counts, by scipy."""
-    from scipy.stats import fisher_exact as _fisher
+    from scipy.stats import fisher_exact as _fisher  # type: ignore[import-untyped]
 
     arr = np.asarray(table)
     if arr.shape != (2, 2) or (arr < 0).any() or not np.all(np.equal(np.mod(arr, 1), 0)):

@@ -89,7 +89,7 @@ def alliance_scores(
 ) -> dict[str, float]:
     # imported here: scikit-learn takes ~0.6 s, and loading the family (every `wargraph play
     # wwi`) imports this module to check its references
-    from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score
+    from sklearn.metrics import adjusted_mutual_info_score, normalized_mutual_info_score  # type: ignore[import-untyped]
 
     true_labels = blocs(countries, truth.alliances)
     pred_labels = blocs(countries, predicted_links)

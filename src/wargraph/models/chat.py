@@ -1,8 +1,10 @@
-"""Model references -> LangChain chat models: the embedded GGUF, any GGUF, OpenAI-compatible servers."""
+"""Model references -> LangChain chat models: the embedded GGUF, any GGUF, OpenAI-compatible
+servers, and any provider LangChain's `init_chat_model` knows (`anthropic:...`, `ollama:...`)."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import threading
 import time
@@ -19,7 +21,9 @@ from pydantic import PrivateAttr
 
 from wargraph.models.llama_build import BuildUnusable, check_build, uses_amx
 
-Provider = Literal["embedded", "gguf", "openai", "scripted", "bot"]
+Provider = Literal["embedded", "gguf", "openai", "scripted", "bot", "langchain"]
+OWN_KINDS = ("embedded", "gguf", "openai", "scripted", "bot")
+BASE_URL_ENV = "OPENAI_BASE_URL"  # the OpenAI SDK's own variable: `openai:NAME` without `@URL`
 DEFAULT_MODEL = "embedded"
 
 
@@ -42,11 +46,16 @@ class ModelRef:
             return self.provider
         if self.provider in ("gguf", "bot"):
             return f"{self.provider}:{self.name}"
-        return f"openai:{self.name}" + (f"@{self.base_url}" if self.base_url else "")
+        at = f"@{self.base_url}" if self.base_url else ""
+        if self.provider == "langchain":  # the name keeps its provider: `anthropic:claude-...`
+            return self.name + at
+        return f"openai:{self.name}{at}"
 
 
 def parse_model_ref(ref: str | None) -> ModelRef:
-    """`embedded` | `scripted` | `gguf:/path.gguf` | `openai:<model>[@<base_url>]`."""
+    """`embedded` | `scripted` | `gguf:/path.gguf` | `openai:<model>[@<base_url>]` (without a URL:
+    `OPENAI_BASE_URL`, else OpenAI's own API) | `bot:<name>` | `<provider>:<model>[@<base_url>]`
+    for any other provider of LangChain's `init_chat_model` (anthropic, ollama, google_genai ...)."""
     ref = (ref or DEFAULT_MODEL).strip()
     match ref:  # a match narrows `ref` to the provider's Literal (`in` would not)
         case "embedded" | "scripted":
@@ -67,11 +76,54 @@ def parse_model_ref(ref: str | None) -> ModelRef:
         name, at, url = rest.partition("@")
         if not name or (at and not url):
             raise ModelRefError(f"model {ref!r}: expected openai:<model>[@<base_url>]")
-        return ModelRef("openai", name, url or None)
+        return ModelRef("openai", name, url or os.environ.get(BASE_URL_ENV) or None)
+    if sep and rest and kind not in OWN_KINDS:
+        name, at, url = rest.partition("@")
+        providers = chat_providers()
+        if providers is not None and kind not in providers:
+            raise ModelRefError(
+                f"model {ref!r}: unknown provider {kind!r} (LangChain's providers: "
+                f"{', '.join(sorted(providers))})"
+            )
+        if not name or (at and not url):
+            raise ModelRefError(f"model {ref!r}: expected {kind}:<model>[@<base_url>]")
+        return ModelRef("langchain", f"{kind}:{name}", url or None)
     raise ModelRefError(
         f"model {ref!r}: expected embedded, scripted, gguf:/path/to/model.gguf, "
-        "openai:<model>[@<base_url>] or bot:<name>"
+        "openai:<model>[@<base_url>], bot:<name> or a LangChain provider's "
+        "<provider>:<model>[@<base_url>] (anthropic:..., ollama:...)"
     )
+
+
+def chat_providers() -> dict[str, str] | None:
+    """LangChain's providers for `init_chat_model`, each with the package it needs (None when
+    this langchain does not say: any provider name is then passed on, and building says)."""
+    try:
+        from langchain.chat_models import base
+    except ImportError:
+        return None
+    table = getattr(base, "_BUILTIN_PROVIDERS", None)  # provider -> (module, class, ...)
+    if not isinstance(table, dict):
+        return None
+    return {name: str(entry[0]).split(".")[0].replace("_", "-") for name, entry in table.items()}
+
+
+def provider_problem(ref: ModelRef) -> str | None:
+    """Why a LangChain provider's model cannot be built here (its integration package is not
+    installed, its key is missing ...), or None. Builds the client only: no request is sent."""
+    try:
+        model = _provider_model(ref, temperature=0.0, max_tokens=16, timeout=5.0)
+    except ModelRefError as err:
+        return str(err).removeprefix(f"model {ref}: ")
+    # an integration that reads its key from the environment only when it calls: an empty
+    # key field is told now, with the variable its provider reads (ANTHROPIC_API_KEY ...)
+    for field in type(model).model_fields:
+        value: Any = getattr(model, field, None)
+        secret = value.get_secret_value() if hasattr(value, "get_secret_value") else value
+        if field.endswith("api_key") and not secret and ref.base_url is None:
+            variable = ref.name.split(":")[0].upper() + "_API_KEY"
+            return f"unauthorised: no API key (set {variable})"
+    return None
 
 
 def embedded_model_path() -> Path:
@@ -330,13 +382,23 @@ def endpoint_concurrency_for(ref: ModelRef) -> int:
     """The limit of `ref`'s endpoint: its own setting (`set_endpoint_limit`, then `URL=N` in
     the environment; OpenAI's own API answers to `https://api.openai.com/v1`), else the
     general one. llama.cpp in process takes one call at a time anyway."""
-    if ref.provider != "openai":
+    if ref.provider not in ("openai", "langchain"):
         return 1
-    url = _url_key(ref.base_url or "https://api.openai.com/v1")
+    url = _url_key(endpoint_of(ref))
     if url in _per_url:
         return _per_url[url]
     _, per = _parse_env(os.environ.get(ENDPOINT_ENV, ""))
     return per.get(url) or endpoint_concurrency()
+
+
+def endpoint_of(ref: ModelRef) -> str:
+    """Where a server model is reached: its URL; without one OpenAI's own API, or for another
+    LangChain provider its name (`anthropic`), which `URL=N` limits may name too."""
+    if ref.base_url:
+        return ref.base_url
+    if ref.provider == "langchain":
+        return ref.name.split(":")[0]
+    return "https://api.openai.com/v1"
 
 
 def endpoint_env_with(n: int) -> str:
@@ -430,6 +492,12 @@ def _build_chat_model(
         model: BaseChatModel = LlamaCppChat(
             model_path=path, temperature=temperature, max_tokens=max_tokens, seed=seed
         )
+    elif ref.provider == "langchain":
+        model = ProviderChat(
+            inner=_provider_model(
+                ref, temperature=temperature, max_tokens=max_tokens, timeout=timeout
+            )
+        )
     else:
         model = _server_chat_class(ref)(
             model=ref.name,
@@ -444,7 +512,75 @@ def _build_chat_model(
     return model
 
 
-def _server_chat_class(ref: ModelRef) -> type[BaseChatModel]:
+def _provider_model(
+    ref: ModelRef, *, temperature: float, max_tokens: int, timeout: float
+) -> BaseChatModel:
+    """The provider's own LangChain chat model, through `init_chat_model`."""
+    from langchain.chat_models import init_chat_model
+
+    options: dict[str, Any] = {
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "timeout": timeout,
+        "max_retries": 0,  # the decider retries with back-off and records each fault
+    }
+    if ref.base_url:
+        options["base_url"] = ref.base_url
+    try:
+        model = init_chat_model(ref.name, **options)
+    except ImportError as err:
+        package = (chat_providers() or {}).get(ref.name.split(":")[0], "its integration")
+        raise ModelRefError(f"model {ref}: needs {package} installed ({err})") from None
+    except Exception as err:  # a missing key, an option the provider refuses: said, not raised
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ModelRefError(f"model {ref}: cannot be built ({first[:300]})") from None
+    if not isinstance(model, BaseChatModel):
+        raise ModelRefError(f"model {ref}: init_chat_model gave no chat model")
+    return model
+
+
+class ProviderChat(BaseChatModel):
+    """Any LangChain provider's chat model, asked as wargraph asks the others: an answer with a
+    schema (`response_format` with a `schema`, as for llama.cpp) becomes one forced tool call
+    whose arguments are the answer's JSON (every major provider constrains those to the
+    schema), prose is asked as it is; OpenAI's `seed` is not sent (most providers refuse it).
+    The reply is one message of text, with the provider's token counts."""
+
+    inner: BaseChatModel
+
+    @property
+    def _llm_type(self) -> str:
+        return f"wargraph-{self.inner._llm_type}"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        kwargs.pop("seed", None)
+        schema = (kwargs.pop("response_format", None) or {}).get("schema")
+        if schema is None:
+            reply = self.inner.invoke(messages, stop=stop, **kwargs)
+            text: str = str(reply.text)
+        else:
+            tool = {
+                "type": "function",
+                "function": {"name": "answer", "description": "Your answer.", "parameters": schema},
+            }
+            reply = self.inner.bind_tools([tool], tool_choice="answer").invoke(
+                messages, stop=stop, **kwargs
+            )
+            calls = getattr(reply, "tool_calls", None) or []
+            # a provider that answered in text instead: that text is the answer to check
+            text = json.dumps(calls[0]["args"]) if calls else str(getattr(reply, "text", ""))
+        usage = getattr(reply, "usage_metadata", None)
+        message = AIMessage(content=text, usage_metadata=usage) if usage else AIMessage(text)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
     """ChatOpenAI for OpenAI's own API; for a server given by URL, a ChatOpenAI that sends the
     length cap under both names (`capped_payload`)."""
     from langchain_openai import ChatOpenAI

@@ -55,8 +55,10 @@ def fault_text(exc: BaseException, ref: Any) -> str:
     """A failed call in one line, naming the endpoint's URL for a server model (openai's
     "Connection error." alone does not say which server refused)."""
     text = f"{type(exc).__name__}: {str(exc)[:300]}"
-    if getattr(ref, "provider", "") == "openai":
-        url = getattr(ref, "base_url", None) or "https://api.openai.com/v1"
+    if getattr(ref, "provider", "") in ("openai", "langchain"):
+        from wargraph.models.chat import endpoint_of
+
+        url = endpoint_of(ref)
         if url not in text:
             text += f" (at {url})"
     return text

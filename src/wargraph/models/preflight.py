@@ -29,7 +29,13 @@ from typing import Any
 
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario
-from wargraph.models.chat import ModelRef, embedded_model_path, parse_model_ref
+from wargraph.models.chat import (
+    ModelRef,
+    embedded_model_path,
+    endpoint_of,
+    parse_model_ref,
+    provider_problem,
+)
 
 OPENAI_API = "https://api.openai.com/v1"
 PREFLIGHT_TIMEOUT_S = 5.0
@@ -61,6 +67,8 @@ def where(ref: ModelRef) -> str:
         return ref.name
     if ref.provider == "embedded":
         return str(embedded_model_path())
+    if ref.provider == "langchain":
+        return endpoint_of(ref)
     return ref.provider
 
 
@@ -70,6 +78,8 @@ def problem(ref: ModelRef, timeout: float = PREFLIGHT_TIMEOUT_S) -> str | None:
         return None
     if ref.provider in ("embedded", "gguf"):
         return _gguf_problem(Path(where(ref)))
+    if ref.provider == "langchain":  # its integration and key, checked without a request
+        return provider_problem(ref)
     key = os.environ.get("OPENAI_API_KEY")
     if ref.base_url is None and not key:
         return "unauthorised: OPENAI_API_KEY is not set"

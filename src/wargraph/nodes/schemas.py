@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from wargraph.kernel.choices import one_of
+from wargraph.kernel.choices import list_of, one_of
 from wargraph.kernel.parts.allocation import ALLOCATION, allocation_schema
 from wargraph.seats.schemas import register_schema
 
@@ -43,7 +43,9 @@ def record_quotes(context: str) -> list[str]:
     each once, cut at a word to QUOTE_CHARS, the latest QUOTES."""
     lines = []
     for line in context.splitlines():
-        if line.startswith("> ") and line[2:].strip():
+        # a line of signs alone (a Markdown fence "```", a rule) is no evidence, and a fence
+        # quoted in a fenced JSON answer ends its block early
+        if line.startswith("> ") and any(c.isalnum() for c in line[2:]):
             text = line[2:].strip()
             if len(text) > QUOTE_CHARS:
                 text = text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " ..."
@@ -75,7 +77,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
         to=(one_of(recipients), ...),
         text=(str, Field(min_length=1, max_length=max_len)),
     )
-    return create_model("Messages", messages=(list[message], Field(max_length=limit)))
+    return create_model("Messages", messages=(list_of(message), Field(max_length=limit)))
 
 
 register_schema("plan", Plan)

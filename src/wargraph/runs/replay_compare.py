@@ -124,9 +124,12 @@ def compare(
     model: str | None = None,
     out_dir: str | Path,
     phases: int = 1,
+    cache: str | None = None,
 ) -> Comparison:
     """Replay `thread_id` at `phase` `runs` times as stored (the baseline) and `runs` times
-    under the change, run k of both with the same seed; the table of differences."""
+    under the change, run k of both with the same seed; the table of differences. With a
+    `cache` (wargraph.models.cache) the change's calls that are the baseline's own (a seat the
+    change does not reach, before it does) are answered from the baseline's."""
     if not overrides and not model:
         raise GameError("--compare needs a change to compare: --set KEY=VALUE or --model")
     out = Path(out_dir)
@@ -144,6 +147,7 @@ def compare(
             model=mod,
             out_dir=folder,
             phases=phases,
+            cache=cache,
         )
     result = Comparison(arms["baseline"], arms["change"], out_dir=out)
     result.rows = compare_rows(

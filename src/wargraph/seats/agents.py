@@ -42,8 +42,8 @@ from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.views import render_memory
 from wargraph.models.chat import seats_act_together
 from wargraph.models.faults import current_thread_id
+from wargraph.models.profiles import seat_profile
 from wargraph.runs.trace import record_call, served_path
-from wargraph.seats import legacy
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.deciders import (
     INTERRUPT_VERSION,
@@ -51,6 +51,7 @@ from wargraph.seats.deciders import (
     decider_for,
     parse_answer,
     user_prompt,
+    view_fields,
 )
 from wargraph.seats.schemas import flat_json_schema, schema_for
 from wargraph.seats.script import script_decision
@@ -180,6 +181,7 @@ def decide(state: AgentState) -> dict[str, Any]:
                         else seat.get("kind", "scripted")
                     ),
                     **({"note": note} if note else {}),
+                    **view_fields(ask, seat_profile(seat).name),
                     "messages": [
                         {"role": "system", "content": ask["system"]},
                         {
@@ -449,16 +451,6 @@ class SeatStore:
         written, then the process stopped before the game stored the step): that checkpoint."""
         return {self.ns: self.saved.checkpoint["id"]} if self.saved is not None else {}
 
-    def latest(self) -> dict[str, str]:
-        """What the game's state records of a step another writer saved (the seat's subgraph
-        of before 7106707, `legacy`): the namespace's latest checkpoint."""
-        saved = self.saver.get_tuple(self.config) if self.saver is not None else None
-        return {self.ns: saved.checkpoint["id"]} if saved is not None else {}
-
-    async def alatest(self) -> dict[str, str]:
-        saved = await self.saver.aget_tuple(self.config) if self.saver is not None else None
-        return {self.ns: saved.checkpoint["id"]} if saved is not None else {}
-
     def save(self, state: AgentState) -> dict[str, str]:
         """Write the seat's state; what the game's state records of it (`seat_checkpoints`)."""
         if self.saver is None:
@@ -473,11 +465,6 @@ class SeatStore:
         config, checkpoint, metadata, versions = self.checkpoint(state)
         await self.saver.aput(config, checkpoint, metadata, versions)
         return {self.ns: checkpoint["id"]}
-
-
-def _old_seat() -> CompiledStateGraph:
-    """The seat's subgraph of before 7106707, for a step it stopped for a person (`legacy`)."""
-    return legacy.subgraph(AgentState, decide, review, remember)
 
 
 def agent_node_name(role: str) -> str:
@@ -514,9 +501,6 @@ def make_agent_node(role: str) -> Runnable:
         asks = asked(payload)
         store = SeatStore(config, recorded(payload))
         state = store.load()
-        if legacy.paused_in_subgraph(store.saved):  # stopped for a person before 7106707
-            out = legacy.finish(_old_seat(), asks, config)
-            return answered(asks, out.get("answers", {}), store.latest())
         try:
             answers, after = seat_step(state, asks)
         except ReviewPending as pending:
@@ -528,9 +512,6 @@ def make_agent_node(role: str) -> Runnable:
         asks = asked(payload)
         store = SeatStore(config, recorded(payload))
         state = await store.aload()
-        if legacy.paused_in_subgraph(store.saved):
-            out = await legacy.afinish(_old_seat(), asks, config)
-            return answered(asks, out.get("answers", {}), await store.alatest())
         try:
             answers, after = await run_in_executor(config, seat_step, state, asks)
         except ReviewPending as pending:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from wargraph.kernel.views import unseen_notes
+from wargraph.models.cache import ModelCache, cache_for, call_keys, generations
 from wargraph.models.chat import (
     ModelRef,
     ModelRefError,
@@ -37,7 +38,7 @@ from wargraph.models.faults import (
 )
 from wargraph.models.profiles import Profile, plain_text_kwargs, seat_profile
 from wargraph.models.ratelimit import retry_after_s
-from wargraph.runs.trace import record_call
+from wargraph.runs.trace import CACHED, record_call
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
 from wargraph.seats.bots import BotDecider, is_bot
@@ -53,6 +54,7 @@ from wargraph.seats.schemas import (
     restore_choices,
 )
 from wargraph.seats.scripted import ScriptedDecider, stable_seed
+from wargraph.store.errors import StoreError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -303,6 +305,8 @@ class LLMDecider:
         )
 
     def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
+        if event in ("call", CACHED):  # the seat's profile and what its view showed (records.py)
+            fields = {**fields, **view_fields(ask, self.profile.name)}
         record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
 
     def _check_grammar(self, ask: Ask, bind: dict[str, Any]) -> None:
@@ -428,6 +432,10 @@ class LLMDecider:
         retries = int(retries if retries is not None else self.profile.retries)
         prompt = [{"role": m.type, "content": str(m.content)} for m in messages]
         game = current_thread_id()
+        kept = self._cached(ask, messages, bind, attempt, mode, prompt)
+        if kept is not None:
+            streaks.answered(game)
+            return kept, None
         error = ""
         for trial in range(retries + 1):
             start = time.perf_counter()
@@ -448,6 +456,7 @@ class LLMDecider:
                     completion_tokens=ct,
                     latency_s=round(time.perf_counter() - start, 4),
                 )
+                self._keep(ask, messages, bind, reply)
                 streaks.answered(game)
                 return reply, None
             except Exception as exc:  # endpoint faults of every kind end in the fallback
@@ -472,6 +481,57 @@ class LLMDecider:
         if failed >= int(self.seat.get("max_faults", DEFAULT_MAX_FAULTS)):
             self._stop(ask, game, error, failed, load=False)
         return None, error
+
+    def _cached(
+        self, ask: Ask, messages: list, bind: dict, attempt: int, mode: str, prompt: list
+    ) -> Any:
+        """The answer the seat's model cache keeps for this very call (wargraph.models.cache),
+        traced as a `cached` event (never a `call`: no cost figure counts it), or None. A cache
+        that cannot be read is traced and the model asked afresh."""
+        cache = self._cache(ask)
+        if cache is None:
+            return None
+        try:
+            found = cache.lookup(*call_keys(self.ref, self._model(), messages, bind))
+        except (StoreError, ModelRefError) as exc:
+            self._trace(ask, "cache-fault", error=str(exc))
+            return None
+        if not found:
+            return None
+        reply = getattr(found[0], "message", None)
+        if reply is None:
+            return None
+        pt, ct = usage_of(reply)
+        self._trace(
+            ask,
+            CACHED,
+            cached=True,
+            attempt=attempt,
+            mode=mode,
+            model=str(self.ref),
+            messages=prompt,
+            output=str(reply.content),
+            saved_prompt_tokens=pt,
+            saved_completion_tokens=ct,
+        )
+        return reply
+
+    def _keep(self, ask: Ask, messages: list, bind: dict, reply: Any) -> None:
+        cache = self._cache(ask)
+        if cache is None:
+            return
+        try:
+            keys = call_keys(self.ref, self._model(), messages, bind)
+            cache.update(*keys, generations(reply))
+        except StoreError as exc:  # the answer stands; only its reuse is lost
+            self._trace(ask, "cache-fault", error=str(exc))
+
+    def _cache(self, ask: Ask) -> ModelCache | None:
+        try:
+            return cache_for(self.seat)
+        except StoreError as exc:
+            self._trace(ask, "cache-fault", error=str(exc))
+            return None
 
     def _stop(
         self, ask: Ask, game: str, reason: str, count: int, *, load: bool, refused: bool = False
@@ -536,7 +596,9 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: s
     (`limits`, the capable profile's), the question last. Private notes the view already shows
     (the seat's own plan, recorded as an event) are left out."""
     parts = [ask["context"]]
-    memory = unseen_notes(memory, ask["context"])
+    # a capable seat's note is left out only when its view shows it whole
+    whole = seat_profile(ask.get("seat") or {}).context_tokens is not None
+    memory = unseen_notes(memory, ask["context"], whole=whole)
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
     props = json_schema.get("properties", {})
@@ -550,6 +612,12 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: s
         parts.append(limits)
     parts.append(ask["question"])
     return "\n\n".join(p for p in parts if p)
+
+
+def view_fields(ask: Ask, profile: str) -> dict[str, Any]:
+    """A prompt's trace fields beside its messages: the seat's profile and, when the table
+    counted its view, what the view showed whole, shortened or left out (views.ViewTally)."""
+    return {"profile": profile, **({"view": ask["view"]} if "view" in ask else {})}
 
 
 def instructions_of(ask: Ask) -> str:

@@ -1,10 +1,9 @@
-"""A three-party alternating-offers bargaining game, written as a plug-in would write it.
-
-Each round the side in turn offers a split of the pie, in public (`order` mounted as `propose`);
+"""A three-party alternating-offers bargaining game, written as a plug-in would write it. Each
+round the side in turn offers a split of the pie, in public (`order` mounted as `propose`);
 the secretary checks that the shares are whole, not negative and add up to the pie (one
 revision, then an even split); the others accept or refuse (`order` mounted again as `respond`,
-its own task); code adjudicates: everyone accepts and the deal is made, else the pie shrinks.
-Templates from this package's `prompts/`, measures in experiment reports (`Family.measures`)."""
+its own task); code adjudicates: everyone accepts and the deal is made, else the pie shrinks;
+templates from this package's `prompts/`, measures in reports (`Family.measures`)."""
 
 from __future__ import annotations
 
@@ -14,25 +13,27 @@ from typing import Any
 from pydantic import Field, create_model
 
 from wargraph import (
-    Allocate,
-    BudgetCheck,
     Family,
     Option,
     Question,
-    Replies,
-    Resolution,
     Scenario,
     Table,
-    Terms,
     World,
     build_game,
-    in_turn,
     load_scenario,
     register_schema,
-    render_allocation,
     render_prompt,
 )
 from wargraph.nodes.library import LIBRARY
+from wargraph.worlds import (
+    Allocate,
+    BudgetCheck,
+    Replies,
+    Resolution,
+    Terms,
+    in_turn,
+    render_allocation,
+)
 
 FAMILY = Family(
     "bargain",

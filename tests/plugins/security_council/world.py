@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 import wargraph as wg
+import wargraph.worlds as parts
 from wargraph import Check, Question, Table, quote, render_prompt
 
 VOTES = ("yes", "no", "abstain")
@@ -70,7 +71,7 @@ def count(table: Table, proposals: dict[str, Any]) -> dict[str, Any]:
     return {"votes": votes, "yes": yes, "vetoes": vetoes, "adopted": adopted, "text": text}
 
 
-class Draft(wg.Orders):
+class Draft(parts.Orders):
     def actors(self, table: Table) -> list[str]:
         return [penholder(table)]
 
@@ -80,7 +81,7 @@ class Draft(wg.Orders):
         return Question(task=self.task, question=text, schema="plan", fallback=fallback)
 
 
-class Debate(wg.Orders):
+class Debate(parts.Orders):
     """The members other than the penholder, from the seat after the penholder's, in turn."""
 
     def actors(self, table: Table) -> list[str]:
@@ -101,12 +102,12 @@ def vote_question(table: Table, actor: str, task: str, why: str = "") -> Questio
     return Question(task=task, question=text, schema=VOTE, fallback={"vote": "abstain"})
 
 
-class Ballot(wg.Orders):
+class Ballot(parts.Orders):
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:
         return vote_question(table, actor, self.task)
 
 
-class Tellers(wg.Secretary):
+class Tellers(parts.Secretary):
     def max_revisions(self, table: Table) -> int:
         return council(table).revisions
 
@@ -138,7 +139,7 @@ class Tellers(wg.Secretary):
         return [*told, table.event(kind="veto", author=self.name, text=text, key=actor)]
 
 
-class Adoption(wg.Narration):
+class Adoption(parts.Narration):
     """Code counts; the control is shown the fixed result and narrates it."""
 
     def question(self, table: Table, proposals: dict[str, Any]) -> Question:
@@ -156,7 +157,7 @@ class Adoption(wg.Narration):
 
 SECURITY_COUNCIL = wg.World(
     "security_council",
-    press=wg.Press(audience="private"),
+    press=parts.Press(audience="private"),
     orders={
         "draft": Draft(task="draft", kind="draft", public=True),
         "debate": Debate(task="answer", kind="answer", public=True, sequential=True),

@@ -37,6 +37,7 @@ from wargraph.evals.experiment.run import (
     finish_run,
     out_path,
     start_run,
+    with_cache,
 )
 from wargraph.evals.experiment.spec import Experiment, ExperimentError
 from wargraph.evals.experiment.stores import check_store
@@ -236,6 +237,7 @@ def run_experiment_on_ray(
     if not 0 < cpus_per_game <= 64:
         raise ExperimentError(f"cpus per game {cpus_per_game}: give a number in (0, 64]")
     check_store(store)
+    plans = with_cache(exp, plans, store)
     opts = TaskOptions(store, retries, cpus_per_game, worker_hook, held_wait_s)
     with folder_lock(out):
         run = start_run(exp, out, plans)

@@ -14,6 +14,7 @@ from typing import Any
 from wargraph.evals.experiment.plan import GamePlan
 from wargraph.evals.experiment.spec import Experiment
 from wargraph.evals.judge import Measures, family_measures, judge_question, options_of
+from wargraph.models.cache import using
 from wargraph.runs.records import RecordError, load_record
 
 
@@ -118,6 +119,20 @@ def plays_on_models(plan: GamePlan) -> bool:
     return any(parse_model_ref(ref).provider not in ("scripted", "bot") for ref in refs)
 
 
+def _judged(exp: Experiment, record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        judge_question(
+            record,
+            qid=q.id,
+            text=q.text,
+            options=q.options,
+            model=exp.judge_model,
+            require_evidence=exp.judge.require_evidence,
+        )
+        for q in exp.questions
+    ]
+
+
 def outcome_of_game(
     exp: Experiment,
     plan: GamePlan,
@@ -132,18 +147,8 @@ def outcome_of_game(
     error = str(record.get("error") or "")
     status = "error" if error else "done"
     if judgements is None:  # else judged before with the same questions: kept as they are
-        judgements = [
-            judge_question(
-                record,
-                qid=q.id,
-                text=q.text,
-                options=q.options,
-                model=exp.judge_model,
-                require_evidence=exp.judge.require_evidence,
-            )
-            for q in exp.questions
-            if status == "done"
-        ]
+        with using(plan.model_cache):  # the judge's answers reused too
+            judgements = _judged(exp, record) if status == "done" else []
     measures: Measures = {}
     note = ""
     if exp.measures is not False and status == "done":
@@ -172,6 +177,8 @@ def outcome_of_game(
         "measures": measures,
         "measures_note": note,
         "model_calls": sum(int(r.get("calls", 0)) for r in per_role.values()),
+        # answers reused from the model cache: no calls, no tokens paid (wargraph.models.cache)
+        "cached_calls": sum(int(r.get("cached", 0)) for r in per_role.values()),
         "tokens": sum(
             int(r.get("prompt_tokens", 0)) + int(r.get("completion_tokens", 0))
             for r in per_role.values()

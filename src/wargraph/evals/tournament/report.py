@@ -78,6 +78,7 @@ def standings(s: Setup, games: list[Game], out: Path) -> Standing:
                 "scores": scores,
                 "ranking": groups,
                 "model_calls": outcome.get("model_calls", 0),
+                "cached_calls": outcome.get("cached_calls", 0),  # reused: no cost
                 "tokens": outcome.get("tokens", 0),
                 **({"free_orders": free} if (free := _free_orders(outcome, g.seats)) else {}),
             }
@@ -185,6 +186,7 @@ def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
         "missing": st.missing,
         **({"free_orders": free} if (free := free_orders_by_entrant(st.rows)) else {}),
         "model_calls": sum(int(r["model_calls"]) for r in st.rows),
+        "cached_calls": sum(int(r.get("cached_calls", 0)) for r in st.rows),
         "tokens": sum(int(r["tokens"]) for r in st.rows),
         "written": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
@@ -203,7 +205,12 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
         f"Scenario `{t.scenario}`, seats {', '.join(s.seats)}; a game is ranked by "
         + (t.score.measure if t.score.kind == "measure" else t.score.kind)
         + f". {data['games_rated']} games rated of {data['games_scheduled']} scheduled; "
-        f"stopped: {data['stopped_by']}. Model calls {data['model_calls']}, tokens {data['tokens']}.",
+        f"stopped: {data['stopped_by']}. Model calls {data['model_calls']}, tokens {data['tokens']}"
+        + (
+            f"; {data['cached_calls']} answers reused from the model cache (no cost)."
+            if data.get("cached_calls")
+            else "."
+        ),
         "",
         *[f"**Warning:** {w}" for w in data.get("warnings", [])],
         *([""] if data.get("warnings") else []),

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from wargraph import Press, Scenario, Section, Table, World
+from wargraph import Scenario, Section, Table, World
 from wargraph.worlds import (
     ALLOCATION,
     Allocate,
@@ -23,6 +23,7 @@ from wargraph.worlds import (
     FinalScore,
     Keys,
     Outcome,
+    Press,
     Result,
     Rules,
     ScoreCast,

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-import diplomacy.engine.game as engine_game
+import diplomacy.engine.game as engine_game  # type: ignore[import-untyped]
 from diplomacy import Game
-from diplomacy.utils.export import from_saved_game_format, to_saved_game_format
+from diplomacy.utils.export import from_saved_game_format, to_saved_game_format  # type: ignore[import-untyped]
 
 POWERS: tuple[str, ...] = (
     "AUSTRIA",
@@ -50,6 +50,20 @@ WAIVE = "WAIVE"
 
 
 _TABLES_LOCK = threading.Lock()
+
+
+_SEASONS = {"S": 0, "F": 1, "W": 2}
+_PHASE_TYPES = {"M": 0, "R": 1, "A": 2}
+
+
+def phase_key(name: str) -> tuple[int, int, int]:
+    """Sort key for phase names: S1901M < S1901R < F1901M < F1901R < W1901A < S1902M.
+    FORMING sorts first and COMPLETED last."""
+    if name == "FORMING":
+        return (-1, 0, 0)
+    if name == "COMPLETED":
+        return (10**6, 0, 0)
+    return (int(name[1:-1]), _SEASONS.get(name[0], 9), _PHASE_TYPES.get(name[-1], 9))
 
 
 def hash_tables(map_name: str) -> None:

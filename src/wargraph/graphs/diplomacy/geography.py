@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from diplomacy import Game
-from diplomacy.engine.map import Map
+from diplomacy import Game  # type: ignore[import-untyped]
+from diplomacy.engine.map import Map  # type: ignore[import-untyped]
 
 from wargraph.graphs.diplomacy.engine import as_game, phase_info
 from wargraph.graphs.diplomacy.orders import legal_orders

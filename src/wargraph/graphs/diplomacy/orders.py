@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from diplomacy import Game
+from diplomacy import Game  # type: ignore[import-untyped]
 
 from wargraph.graphs.diplomacy.engine import (
     BUILD_SLOT,

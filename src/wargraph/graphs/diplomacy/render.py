@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from diplomacy.engine.renderer import Renderer
+from diplomacy.engine.renderer import Renderer  # type: ignore[import-untyped]
 
 from wargraph.graphs.diplomacy.engine import load
 

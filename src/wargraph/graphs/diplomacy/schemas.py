@@ -13,12 +13,14 @@ from pydantic.config import JsonDict
 from wargraph.graphs.diplomacy.engine import GLOBAL
 from wargraph.graphs.diplomacy.order_choices import choices, key_label
 from wargraph.graphs.diplomacy.scenario import DiplomacyConfig
-from wargraph.kernel.choices import one_of
+from wargraph.kernel.choices import list_of, one_of
 from wargraph.kernel.parts.press import STAY_SILENT
 from wargraph.seats.names import VERBATIM
 from wargraph.seats.schemas import register_schema
 
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
+# a relationship as a number (charts, reciprocity): Enemy -2 ... Ally 2
+RELATION_VALUES: dict[str, int] = {r: i - 2 for i, r in enumerate(RELATIONS)}
 ACTIONS = ("send", STAY_SILENT)
 
 # The kernel leaves string lengths out of the grammar (llama.cpp's grammar parser fails on long
@@ -148,7 +150,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
             "Messages",
             action=(one_of(ACTIONS), Field("send", description=PEOPLE_ACTION)),
             messages=(
-                list[message],
+                list_of(message),
                 Field(default_factory=list, max_length=limit, description=PEOPLE_MESSAGES),
             ),
         )
@@ -156,7 +158,7 @@ def messages_schema(args: dict[str, Any]) -> type[BaseModel]:
         "Messages",
         __config__=ConfigDict(json_schema_extra=grammar_only),
         action=(one_of(ACTIONS), "send"),
-        messages=(list[message], Field(default_factory=list, max_length=limit)),
+        messages=(list_of(message), Field(default_factory=list, max_length=limit)),
     )
 
 

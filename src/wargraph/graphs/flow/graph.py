@@ -80,9 +80,8 @@ def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameG
     return build_game(spine, roster=list(sc.roles), world=world_of(sc), scenario=sc, end=end)
 
 
-# LangGraph's convention: the default scenario's `builder` (for tests) and `graph` (compiled
-# without a checkpointer, for a LangGraph server); `make_graph` is what langgraph.json serves:
-# another scenario per assistant or run, and a stored game's lease while it runs.
+# LangGraph's convention: the default scenario's `builder` (tests) and `graph` (a server);
+# langgraph.json serves `make_graph`: another scenario per run, a stored game's lease.
 builder = build()
 graph = builder.compile()
 make_graph = served_graph("flow")

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from wargraph.kernel.choices import one_of
+from wargraph.kernel.choices import list_of, one_of
 
 # --- vocabulary ----------------------------------------------------------------------------
 
@@ -156,7 +156,7 @@ def proposal_model(
     return create_model(
         "CountryActions",
         __base__=_FlatSchema,
-        actions=(list[action], Field(min_length=1, max_length=max_actions)),
+        actions=(list_of(action), Field(min_length=1, max_length=max_actions)),
     )
 
 

@@ -107,7 +107,9 @@ class Board(BaseModel):
 
     def add_request(self, sender: str, receiver: str, kind: str) -> None:
         if not self.has_request(sender, receiver, kind):
-            self.requests.append(Request(sender=sender, receiver=receiver, kind=kind))
+            self.requests.append(
+                Request.model_validate({"sender": sender, "receiver": receiver, "kind": kind})
+            )
 
     def drop_request(self, sender: str, receiver: str, kind: str) -> None:
         self.requests = [

@@ -19,10 +19,13 @@ TURNS = ("", "in_turn", "others")
 
 
 def in_turn(table: Table) -> str:
-    """The round's seat in turn: the players in the scenario's order, one a round, round 1 the
+    """The round's seat in turn: the seats the cast has acting (its actors of `order`, in their
+    order: a seat the cast removed, an eliminated player, is skipped), one a round, round 1 the
     first (a penholder, a proposer)."""
-    players = list(table.scenario.players)
-    return players[(table.round - 1) % len(players)]
+    seats = table.world.cast.actors(table, ORDER)
+    if not seats:
+        raise ValueError("in_turn: the cast has no seat acting this round")
+    return seats[(table.round - 1) % len(seats)]
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Orders:
     the actor and the control see it)."""
     turn: str = ""
     """Who acts in a turn-based round: "in_turn" the round's seat in turn (`in_turn`), "others"
-    every other player; "": the cast's actors of `order`."""
+    the cast's other actors; "": the cast's actors of `order`."""
 
     def __post_init__(self) -> None:
         if self.turn not in TURNS:
@@ -55,7 +58,8 @@ class Orders:
         if self.turn == "in_turn":
             return [in_turn(table)]
         if self.turn == "others":
-            return [p for p in table.scenario.players if p != in_turn(table)]
+            first = in_turn(table)
+            return [p for p in table.world.cast.actors(table, ORDER) if p != first]
         return table.world.cast.actors(table, ORDER)
 
     def question(self, table: Table, actor: str, *, team: str | None = None) -> Question:

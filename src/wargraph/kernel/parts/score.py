@@ -88,10 +88,15 @@ class Rules(Opening):
 
 @dataclass(frozen=True)
 class ScoreCast(Cast):
-    """Every seat reads the score so far under its view."""
+    """Every seat reads the score so far under its view; with `secret`, its own score alone
+    (a hidden-score game: see `Outcome.secret`)."""
+
+    secret: bool = False
 
     def private_view(self, table: Table, role: str) -> str:
         now = scores(table)
+        if self.secret:
+            return f"Your score so far: {now[role]:g}." if role in now else ""
         return f"Score so far: {standing(now)}." if now else ""
 
 
@@ -105,6 +110,10 @@ class Result:
     data: dict[str, Any] = field(default_factory=dict)
     fallback: str = "The round is decided."
     points: Scores | None = None
+    world: dict[str, Any] = field(default_factory=dict)
+    """World keys this round sets (an eliminated seat, a revealed role), beside the scores."""
+    ends: bool = False
+    """The game ends after this round (a winner found before the last round)."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +124,14 @@ class Outcome(Narration):
 
     template: str = ""  # the family's template: no default text fits every game
     kind: str = "result"
+    secret: bool = False
+    """Scores are hidden: the result event goes to the control alone, and each player gets a
+    private event with its own points and score (the narration stays public: keep scores out
+    of the template). `FinalScore` still tells every score at the end."""
 
     def outcome(self, table: Table, proposals: dict[str, Any]) -> Result:
+        """The round's result. Called when the control is asked and again when the round is
+        resolved (and again after a crash): a function of the table and the proposals alone."""
         raise NotImplementedError("an Outcome's family decides the round in `outcome`")
 
     def told(self, result: Result) -> str:
@@ -149,19 +164,38 @@ class Outcome(Narration):
         self, table: Table, proposals: dict[str, Any], narration: dict[str, Any] | None
     ) -> dict[str, Any]:
         result, control = self.outcome(table, proposals), table.scenario.control.name
-        text, data, world = self.told(result), dict(result.data), {}
+        text, data, world = self.told(result), dict(result.data), dict(result.world)
+        own: list[Any] = []
         if result.points is not None:
             now = add_points(scores(table), result.points)
             text, world["scores"] = f"{text}\nscore: {standing(now)}", now
             data.update(points=result.points, scores=now)
+            if self.secret:  # each player its own points alone
+                own = [
+                    table.event(
+                        kind="score",
+                        author=control,
+                        text=f"Your points this round: {result.points.get(p, 0.0):g}; "
+                        f"your score: {now.get(p, 0.0):g}.",
+                        audience=[p],
+                        key=p,
+                    )
+                    for p in now
+                ]
         told = table.event(
             kind="narration",
             author=control,
             text=narration["value"]["narrative"] if narration else result.fallback,
             data={"source": narration["source"] if narration else "fallback"},
         )
-        out = table.event(kind=self.kind, author=control, text=text, data=data)
-        return {"events": [out, told], **({"world": world} if world else {})}
+        audience = [control] if self.secret else None
+        out = table.event(kind=self.kind, author=control, text=text, data=data, audience=audience)
+        update: dict[str, Any] = {"events": [out, *own, told]}
+        if world:
+            update["world"] = world
+        if result.ends:
+            update["done"] = True
+        return update
 
 
 @dataclass(frozen=True)
