@@ -8,7 +8,6 @@ logs, so `write_report(out_dir)` can be run again at any time on a finished expe
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import sys
@@ -22,7 +21,7 @@ import wargraph.kernel.families as families
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 import wargraph.evals.stats as stats
-from wargraph.evals.report_page import write_page
+from wargraph.evals.report_page import CsvWriter, write_page
 from wargraph.nodes.schemas import UNDETERMINED
 
 
@@ -294,10 +293,11 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
         + [f"answer:{q}" for q in qids]
         + [f"quote:{q}" for q in qids]
         + [f"measure:{m}" for m in measures]
-        + ["model_calls", "cached_calls", "tokens", "fallbacks", "error", "thread_id", "folder"]
+        + ["model_calls", "cached_calls", "tokens", "fallbacks", "counts_incomplete"]
+        + ["error", "thread_id", "folder"]
     )
     with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(head)
         for o in outcomes:
             judged = {j["id"]: j for j in o.get("judgements", [])}
@@ -312,7 +312,7 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
                 ]
                 + [(o.get("measures") or {}).get(m, "") for m in measures]
                 + [o.get("model_calls", ""), o.get("cached_calls", 0), o.get("tokens", "")]
-                + [o.get("fallbacks", "")]
+                + [o.get("fallbacks", ""), bool(o.get("counts_incomplete"))]
                 + [o.get("error", ""), o["thread_id"], o["folder"]]
             )
     return path
@@ -400,6 +400,15 @@ def write_report(
     if crashed:
         lines += ["", f"{len(crashed)} game(s) crashed and will resume on the next run:"]
         lines += [f"- `{c['thread_id']}`: {c['error']}" for c in crashed]
+    unknown = [o for o in outcomes if o.get("counts_incomplete")]
+    if unknown:
+        lines += [
+            "",
+            f"**Counts incomplete:** {len(unknown)} game(s) finished elsewhere (on a worker as "
+            "its driver stopped) and were read back without their call log: their model calls "
+            "and tokens are not counted (`counts_incomplete` in outcomes.csv):",
+            *[f"- `{o['thread_id']}`" for o in unknown],
+        ]
     lines.append("")
 
     figure_list: list[tuple[str, Path]] = []

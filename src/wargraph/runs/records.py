@@ -285,6 +285,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise RecordError(str(err)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise RecordError(f"{p}: not a valid record.json ({err})") from None
+    except RecursionError:
+        raise RecordError(f"{p}: not a valid record.json (nested too deeply to read)") from None
     if not isinstance(data, dict) or "events" not in data or "scenario" not in data:
         raise RecordError(f"{p}: not a wargraph record (no events or scenario)")
     return data

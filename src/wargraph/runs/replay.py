@@ -207,6 +207,21 @@ def _ctx_for(ctx: GameContext, model: str | None, seed: int, run_dir: Path | Non
     return out
 
 
+def _preflight(
+    scenario: Scenario, ctx: GameContext, model: str | None, role_models: dict[str, str]
+) -> None:
+    """Every model the replay's seats play asked once before any fork's thread is made (a dead
+    endpoint or a wrong model name used to stop inside the first run, its thread left behind)."""
+    from wargraph.models.preflight import PreflightError, preflight
+
+    probe = _ctx_for(ctx, model, ctx.seed, None)
+    probe.role_models = dict(role_models)
+    try:
+        preflight(scenario, probe, after="no replay was forked")
+    except PreflightError as err:
+        raise GameError(str(err)) from None
+
+
 def replay(
     *,
     db: str | Path,
@@ -275,6 +290,7 @@ def replay(
         check_model(model, scenario, ctx)
         applied = apply_change(stored, scenario, overrides, start, ctx, phase=phase)
         result.change["rewritten"] = applied.rewritten
+        _preflight(scenario, ctx, model, applied.role_models)
         values = {
             **start,
             "events": [*applied.events, *(events or [])],

@@ -16,13 +16,13 @@ study should say so.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wargraph.evals.report_page import CsvWriter
 from wargraph.runs.replay import ReplayResult, replay
 from wargraph.runs.runner import GameError
 
@@ -176,7 +176,7 @@ def write_comparison(result: Comparison, out: Path) -> list[Path]:
     paths = [out / "compare.json", out / "compare.csv", out / "compare.md"]
     paths[0].write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
     with paths[1].open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(["measure", "baseline", "change", "difference", "lo", "hi", "p_value", "n"])
         for r in result.rows:
             w.writerow([r.measure, r.baseline, r.change, r.difference, r.lo, r.hi, r.p_value, r.n])

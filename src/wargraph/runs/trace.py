@@ -90,7 +90,9 @@ def read_trace(path: str | Path, *, strict: bool = False) -> list[dict[str, Any]
         line = line.strip()
         if line:
             try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut by a kill; the rest still counts
+                entry = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                continue  # a line cut by a kill (or nested past reading); the rest still counts
+            if isinstance(entry, dict):
+                out.append(entry)
     return out

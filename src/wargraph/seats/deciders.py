@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import time
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -45,7 +46,13 @@ from wargraph.seats.echoes import drop_restated
 from wargraph.seats.limits import Cut, cut_to_limits, limits_line, over_limit_reason, over_limits
 from wargraph.seats.names import Correction, correct_names, correct_value, map_free_text
 from wargraph.seats.plaintext import as_written, text_field, trim_to_sentence, unwrap_text
-from wargraph.seats.schemas import fit_lengths, flat_json_schema, grammar_schema
+from wargraph.seats.schemas import (
+    fit_lengths,
+    flat_json_schema,
+    grammar_problem,
+    grammar_schema,
+    restore_choices,
+)
 from wargraph.seats.scripted import ScriptedDecider, stable_seed
 from wargraph.store.errors import StoreError
 
@@ -134,9 +141,20 @@ def parse_answer(
     return validate_value(check_lengths(raw, schema, lengths, cuts), schema)
 
 
+@lru_cache(maxsize=512)
+def _grammar_problem_of(schema_json: str) -> str | None:
+    """`grammar_problem` of the grammar llama-cpp-python writes for a schema (once per schema)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return grammar_problem(json_schema_to_gbnf(schema_json))
+    except Exception as exc:  # noqa: BLE001 (its converter refusing the schema is a problem too)
+        return f"no grammar for the schema ({exc})"
+
+
 def validate_value(raw: dict[str, Any], schema: type[M]) -> M:
     """Over-long text cut to its limit (documented), then pydantic; errors name the fields."""
-    raw = fit_lengths(raw, flat_json_schema(schema))
+    raw = fit_lengths(restore_choices(raw, flat_json_schema(schema)), flat_json_schema(schema))
     try:
         return schema.model_validate(raw)
     except ValidationError as err:
@@ -291,6 +309,15 @@ class LLMDecider:
             fields = {**fields, **view_fields(ask, self.profile.name)}
         record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
 
+    def _check_grammar(self, ask: Ask, bind: dict[str, Any]) -> None:
+        """The grammar llama.cpp will be given, checked first: it crashes the process on one it
+        cannot parse. A bad one is dropped (the answer is still JSON, checked when parsed) and
+        the trace says so."""
+        why = _grammar_problem_of(json.dumps(bind["response_format"]["schema"], sort_keys=True))
+        if why:
+            bind["response_format"] = {"type": "json_object"}
+            self._trace(ask, "grammar_dropped", error=why)
+
     def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
@@ -313,6 +340,8 @@ class LLMDecider:
         else:
             name = ask["schema"].replace(".", "_")
             bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
+            if self.ref.provider in ("embedded", "gguf"):
+                self._check_grammar(ask, bind)
             again = "Answer again with one JSON object that matches the schema."
         # a seed per question: with the seat's one seed every call draws the same random numbers,
         # and a small model opened its second plan with its first one's words

@@ -107,6 +107,18 @@ def play_or_resume(
     return res.record, how
 
 
+def plays_on_models(plan: GamePlan) -> bool:
+    """Whether a seat of the game (or its default model) calls a model, not a script or a bot."""
+    from wargraph.models.chat import parse_model_ref
+    from wargraph.models.preflight import seat_models
+    from wargraph.runs.runner import check_scenario
+
+    c = plan.condition
+    scenario = check_scenario(c.scenario, c.overrides)  # compiled once per process
+    refs = seat_models(scenario, plan.game_context())
+    return any(parse_model_ref(ref).provider not in ("scripted", "bot") for ref in refs)
+
+
 def _judged(exp: Experiment, record: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         judge_question(
@@ -172,6 +184,9 @@ def outcome_of_game(
             for r in per_role.values()
         ),
         "fallbacks": int(usage.get("fallbacks", 0)),
+        # a game finished elsewhere (on a worker as its driver died) and only read back here:
+        # its calls were never counted, so 0 calls and tokens are not its cost
+        "counts_incomplete": how == "resumed" and not per_role and plays_on_models(plan),
     }
 
 

@@ -79,6 +79,8 @@ def run_from_cli(
     for row in result.standing_lines():
         console.print(escape(row), highlight=False)
     console.print(f"stopped: {escape(result.stopped_by)}")
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if result.people:
         console.print("games waiting for a person (play each, then run the tournament again):")
         for line in result.people:

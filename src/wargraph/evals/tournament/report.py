@@ -139,9 +139,34 @@ def _order(st: Standing) -> list[str]:
     return [n for _, n in sorted(zip(-st.fit.strength, st.fit.names, strict=True))]
 
 
+def silent_entrants(s: Setup, st: Standing) -> list[str]:
+    """A warning for each entrant on a model (not scripted, not a bot) whose every rated game
+    made no model call: its endpoint failed every call (its answers were fallbacks), so its
+    rating says nothing about the model."""
+    from wargraph.models.chat import ModelRefError, parse_model_ref
+
+    out = []
+    for name, entrant in s.tournament.entrants.items():
+        try:
+            provider = parse_model_ref(entrant.model).provider
+        except ModelRefError:
+            continue
+        games = [r for r in st.rows if name in r["seats"].values()]
+        if provider in ("scripted", "bot") or not games:
+            continue
+        if all(int(r.get("model_calls") or 0) == 0 for r in games):
+            out.append(
+                f"entrant {name} ({entrant.model}): no model call answered in its {len(games)} "
+                "game(s): every answer was a fallback, so its rating says nothing about the "
+                "model (check the endpoint: the game folders' trace.jsonl name the faults)"
+            )
+    return out
+
+
 def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
     fit = st.fit.table() if st.fit else {}
     return {
+        "warnings": silent_entrants(s, st),
         "tournament": s.tournament.name,
         "scenario": s.tournament.scenario,
         "seats": s.seats,
@@ -187,6 +212,8 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
             else "."
         ),
         "",
+        *[f"**Warning:** {w}" for w in data.get("warnings", [])],
+        *([""] if data.get("warnings") else []),
         "## Leaderboard",
         "",
         "Plackett-Luce maximum likelihood (log-worth, centred; 95% bootstrap interval over "
@@ -342,11 +369,11 @@ def _link_views(st: Standing, out: Path, pages: bool) -> None:
 def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[Path]:
     """games.csv (one row per seat of each rated game: long form, ready for a data frame) and
     leaderboard.csv (strength and OpenSkill with their intervals)."""
-    import csv
+    from wargraph.evals.report_page import CsvWriter
 
     games = out / "games.csv"
     with games.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(["game", "seed", "seat", "entrant", "score", "place", "thread_id", "folder"])
         for r in st.rows:
             place = {e: i for i, grp in enumerate(r["ranking"], 1) for e in grp}
@@ -358,7 +385,7 @@ def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[
                 )  # fmt: skip
     board = out / "leaderboard.csv"
     with board.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(
             ["rank", "entrant", "model", "strength", "strength_lo", "strength_hi",
              "openskill_mu", "openskill_lo", "openskill_hi"]
