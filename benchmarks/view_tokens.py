@@ -34,6 +34,7 @@ from benchmarks.common import (
     targets_table,
 )
 
+NAME = "view_tokens"
 AI_DIPLOMACY_ORDER_PROMPT_TOKENS = 2520  # its order prompt carries the phase's talks whole
 PROFILES = ("small", "capable")
 
@@ -131,7 +132,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         ),
     ]
     payload = result_payload(
-        "view_tokens",
+        NAME,
         started,
         load_at_start,
         max_year=max_year,
@@ -141,7 +142,7 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         games=games,
         targets=targets,
     )
-    return finish("view_tokens", payload, show_tables, show=show, write=write)
+    return finish(NAME, payload, show_tables, show=show, write=write)
 
 
 def show_tables(p: dict[str, Any]) -> None:

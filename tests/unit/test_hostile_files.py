@@ -120,6 +120,7 @@ def test_a_fifo_or_a_deep_json_script_is_one_line(tmp_path, name):
         app,
         ["play", "azuristan_crimsonia", "--model", "scripted", "--rounds", "1",
          "--db", str(tmp_path / "g.sqlite"), "--script", f"azuristan={path}"],
+        env={"COLUMNS": "400"},  # a long path on one line, however deep the test's folder
     )  # fmt: skip
     assert r.exit_code != 0 and "Traceback" not in r.output, r.output
     assert str(path) in r.output or name in r.output
