@@ -24,6 +24,9 @@ noisy neighbour better than absolute numbers do.
                     SQLite and PostgreSQL and against a 200 ms endpoint
 12. `seats_at_once` Diplomacy's seven seats against a 500 ms endpoint: wall per movement phase
                     and requests in flight next to AI_Diplomacy's; CPU per movement phase
+13. `view_tokens`   what a seat reads per profile: Diplomacy's prompt tokens per ask by phase
+                    (S1901-F1910), small vs capable, next to AI_Diplomacy's order prompt; view
+                    coverage; wall and CPU per movement phase
 """
 
 from __future__ import annotations
@@ -48,4 +51,5 @@ BENCHMARKS = (
     "play_quality",
     "sync_async",
     "seats_at_once",
+    "view_tokens",
 )

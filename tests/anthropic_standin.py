@@ -44,46 +44,46 @@ def message(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class AnthropicStandIn:
+class _Handler(BaseHTTPRequestHandler):
+    server: AnthropicStandIn
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        code, payload = 404, {"type": "error", "error": {"message": self.path}}
+        if self.path.rstrip("/").endswith("/v1/messages"):
+            bearer = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            self.server.requests.append(body)
+            self.server.keys.append(self.headers.get("x-api-key") or bearer)
+            code, payload = 200, message(body)
+        data = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class AnthropicStandIn(ThreadingHTTPServer):
+    """The API on a free port of 127.0.0.1, served from a thread while in a `with` block."""
+
+    daemon_threads = True
+
     def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[dict[str, Any]] = []
         self.keys: list[str] = []
-        standin = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.rstrip("/").endswith("/v1/messages"):
-                    code, payload = 404, {"type": "error", "error": {"message": self.path}}
-                else:
-                    standin.requests.append(body)
-                    bearer = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
-                    standin.keys.append(self.headers.get("x-api-key") or bearer)
-                    code, payload = 200, message(body)
-                data = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"http://127.0.0.1:{self.server_address[1]}"
 
     def __enter__(self) -> AnthropicStandIn:
-        self._thread.start()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=5)
+        self.shutdown()
+        self.server_close()

@@ -28,6 +28,7 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -76,21 +77,33 @@ def _seeded(body: dict[str, Any]) -> random.Random:
     return random.Random(digest)
 
 
-def fit_text(schema: dict[str, Any], rng: random.Random) -> str:
+Tagger = Callable[[], str]
+
+
+def fit_text(schema: dict[str, Any], rng: random.Random, tag: Tagger | None = None) -> str:
     """A text for a string field: a long one when it fits its stated limit (a capable model
-    keeps to the limit it is told), else a shorter one, else the start of one at a word end."""
+    keeps to the limit it is told), else a shorter one, else the start of one at a word end.
+    With `tag`, a long or short text opens with a tag of its own ("T0042 We propose ..."), so a
+    test can find each text the model wrote in later prompts."""
     limit = int(schema.get("maxLength") or 10_000)
     low = int(schema.get("minLength") or 0)
     for pool in (LONG_TEXTS, SHORT_TEXTS):
-        fitting = [t for t in pool if low <= len(t) <= limit]
+        fitting = [t for t in pool if low <= len(t) + TAG_CHARS * bool(tag) <= limit]
         if fitting:
-            return rng.choice(fitting)
+            text = rng.choice(fitting)
+            return f"{tag()} {text}" if tag else text
     cut = SHORT_TEXTS[0][:limit].rsplit(" ", 1)[0] if limit < len(SHORT_TEXTS[0]) else ""
     return (cut or "ok")[: max(limit, 1)].ljust(low, ".")
 
 
-def fill(schema: dict[str, Any], rng: random.Random, key: str = "") -> Any:
-    """A value valid for a flat JSON schema (what wargraph sends: `$defs` inlined)."""
+TAG_CHARS = 6  # "T0042 "
+
+
+def fill(
+    schema: dict[str, Any], rng: random.Random, key: str = "", tag: Tagger | None = None
+) -> Any:
+    """A value valid for a flat JSON schema (what wargraph sends: `$defs` inlined); free texts
+    tagged with `tag` (fit_text)."""
     if "enum" in schema:
         options = list(schema["enum"])
         return options[0] if key == "action" else rng.choice(options)  # sending is the norm
@@ -99,23 +112,26 @@ def fill(schema: dict[str, Any], rng: random.Random, key: str = "") -> Any:
     for union in ("anyOf", "oneOf"):
         if union in schema:
             options = [s for s in schema[union] if s.get("type") != "null"] or schema[union]
-            return fill(options[0], rng, key)
+            return fill(options[0], rng, key, tag)
     kind = schema.get("type", "string")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "string")
     if kind == "object":
-        return {k: fill(v, rng, k) for k, v in (schema.get("properties") or {}).items()}
+        return {k: fill(v, rng, k, tag) for k, v in (schema.get("properties") or {}).items()}
     if kind == "array":
         low = int(schema.get("minItems", 1))
         high = max(low, min(int(schema.get("maxItems", 2)), 2))
-        return [fill(schema.get("items") or {}, rng, key) for _ in range(rng.randint(low, high))]
+        items = schema.get("items") or {}
+        return [fill(items, rng, key, tag) for _ in range(rng.randint(low, high))]
     if kind == "integer":
         return rng.randint(int(schema.get("minimum", 0)), int(schema.get("maximum", 5)))
     if kind == "number":
         return round(rng.uniform(schema.get("minimum", 0.0), schema.get("maximum", 1.0)), 3)
     if kind == "boolean":
         return rng.random() < 0.5
-    return fit_text(schema, rng)
+    if key in ("to", "order", "unit"):  # names and orders, not free text
+        return fit_text(schema, rng)
+    return fit_text(schema, rng, tag)
 
 
 def earlier_digest(prompt: str) -> str | None:
@@ -136,14 +152,15 @@ def schema_of(body: dict[str, Any]) -> dict[str, Any] | None:
     return fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
 
 
-def answer(body: dict[str, Any]) -> dict[str, Any]:
-    """The assistant message for one request (content, or a tool call)."""
+def answer(body: dict[str, Any], tag: Tagger | None = None) -> dict[str, Any]:
+    """The assistant message for one request (content, or a tool call); its free texts tagged
+    with `tag` when given."""
     rng = _seeded(body)
     tools = body.get("tools") or []
     if tools:
         chosen = (body.get("tool_choice") or {}).get("function", {}).get("name")
         tool = next((t for t in tools if t["function"]["name"] == chosen), tools[0])
-        args = fill(tool["function"].get("parameters") or {}, rng)
+        args = fill(tool["function"].get("parameters") or {}, rng, tag=tag)
         call = {
             "id": "call_standin",
             "type": "function",
@@ -152,11 +169,12 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
         return {"role": "assistant", "content": None, "tool_calls": [call]}
     schema = schema_of(body)
     if schema:
-        value = json.dumps(fill(schema, rng), indent=2, ensure_ascii=False)
+        value = json.dumps(fill(schema, rng, tag=tag), indent=2, ensure_ascii=False)
         return {"role": "assistant", "content": f"Here is my answer.\n\n```json\n{value}\n```"}
     prompt = str((body.get("messages") or [{}])[-1].get("content") or "")
     kept = earlier_digest(prompt)
-    return {"role": "assistant", "content": stopped(kept if kept is not None else PROSE, body)}
+    prose = f"{tag()} {PROSE}" if tag else PROSE
+    return {"role": "assistant", "content": stopped(kept if kept is not None else prose, body)}
 
 
 def stopped(text: str, body: dict[str, Any]) -> str:
@@ -173,8 +191,9 @@ class CapableStandIn:
     """The endpoint on 127.0.0.1 (a free port unless given), served from a thread; `sent` holds
     every answer's content (or tool-call arguments) in order."""
 
-    def __init__(self, port: int = 0, delay: float = 0.0) -> None:
+    def __init__(self, port: int = 0, delay: float = 0.0, *, tag: bool = False) -> None:
         self.delay = delay
+        self.tagged = 0  # tags given so far (`tag`: each free text opens with its own)
         self.sent: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -210,7 +229,8 @@ class CapableStandIn:
                     return
                 if standin.delay:
                     time.sleep(standin.delay)
-                message = answer(body)
+                # untagged: answer(body) alone, as tests that wrap `answer` expect
+                message = answer(body, standin._next_tag) if tag else answer(body)
                 said = message["content"] or message["tool_calls"][0]["function"]["arguments"]
                 with standin._lock:
                     standin.sent.append(said)
@@ -235,6 +255,11 @@ class CapableStandIn:
         self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _next_tag(self) -> str:
+        with self._lock:
+            self.tagged += 1
+            return f"T{self.tagged:04d}"
 
     @property
     def url(self) -> str:

@@ -171,6 +171,15 @@ def _context(
     )
 
 
+def _open_cache(setting: bool | str | None, db: str) -> str | None:
+    """Where a game keeps and reuses model answers (wargraph.models.cache), opened now."""
+    from wargraph.models import cache
+
+    where = cache.location(setting, db)
+    cache.check(where)
+    return where
+
+
 def _preflight(scenario: Any, ctx: Any, after: str) -> None:
     """Each distinct model of the game asked once before it starts (wargraph.models.preflight): one
     line naming the seats and the URL, and exit 2, when one cannot answer."""
@@ -347,6 +356,25 @@ def _report(result: PlayResult) -> None:
     console.print(text(f"thread: {result.thread_id}"))
 
 
+CacheFlag = Annotated[
+    bool,
+    typer.Option(
+        "--cache",
+        help="Reuse model answers kept in the games' store, keep new ones there: the same call "
+        "(model, messages, settings) is never paid twice.",
+    ),
+]
+CacheAt = Annotated[
+    str | None,
+    typer.Option(help="Keep and reuse model answers in this SQLite file or postgresql:// URL."),
+]
+
+
+def _cache_setting(cache: bool, cache_at: str | None) -> bool | str | None:
+    """`--cache-at WHERE`, else `--cache` (the games' store), else None (the file's own)."""
+    return cache_at or (True if cache else None)
+
+
 @app.command(cls=PlayCommand)
 def play(
     command: typer.Context,
@@ -389,6 +417,8 @@ def play(
             "mapping by task), then seeded scripted ones; repeatable."
         ),
     ] = [],
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Play a game; any role can be a person (--human) or another model (--role-model). The
     game's family may take options of its own (below), given after the scenario."""
@@ -416,6 +446,7 @@ def play(
             call_timeout=call_timeout,
             script=script,
         )
+        ctx.model_cache = _open_cache(_cache_setting(cache, cache_at), db)
         if familyargs.pending(command):  # the family's own options: known once its scenario is read
             family = load_scenario(scenario, overrides).family
             own = familyargs.values(command, family, "play_options", "wargraph play")
@@ -806,12 +837,18 @@ def replay(
             "difference in the family's measures with 95% intervals (OUT/compare.md, .csv).",
         ),
     ] = False,
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Fork a stored game at a phase and replay it N times under a change (the original stays)."""
     from wargraph.runs.replay import print_report
     from wargraph.runs.replay import replay as run_replay
 
     thread = _on_thread(_whole_thread(db, thread))
+    try:
+        answers = _open_cache(_cache_setting(cache, cache_at), db)
+    except _known_errors() as exc:
+        fail(str(exc))
     if compare:
         from wargraph.runs.replay_compare import compare as run_compare
         from wargraph.runs.replay_compare import print_comparison
@@ -827,6 +864,7 @@ def replay(
                     model=model,
                     out_dir=out,
                     phases=phases,
+                    cache=answers,
                 )
         except _known_errors() as exc:
             fail(str(exc))
@@ -849,10 +887,85 @@ def replay(
                 model=model,
                 out_dir=out,
                 phases=phases,
+                cache=answers,
             )
     except _known_errors() as exc:
         fail(str(exc))
     print_report(result, console)
+
+
+@app.command()
+def persuade(
+    study: Annotated[
+        str, typer.Argument(help="A study YAML or a shipped study's name (persuasion).")
+    ] = "persuasion",
+    model: Annotated[
+        list[str], typer.Option(help="Every seat's model in the forks; repeat to compare models.")
+    ] = [],
+    runs: Annotated[
+        int | None, typer.Option(help="Runs per strategy (and of the control).")
+    ] = None,
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    thread: Annotated[
+        str | None,
+        typer.Option(help="Fork this stored game (default: play the study's base game first)."),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the report and every run.")] = Path(
+        "runs/persuasion"
+    ),
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
+) -> None:
+    """A persuasion study on a critical state: at a stored phase a persuader sends each
+    strategy's message to the persuadee; how often its orders change, with intervals."""
+    from wargraph.evals.persuasion import StudyError, load_study, run_study
+
+    errors: tuple[type[Exception], ...] = (StudyError, *_known_errors())
+    try:
+        several = {"models": model} if len(model) > 1 else {"model": model[0]} if model else {}
+        plan = load_study(study, runs=runs, **several)
+        where = _open_cache(_cache_setting(cache, cache_at), db)
+        if thread:
+            thread = _on_thread(_whole_thread(db, thread))
+        with _spinner(
+            f"{safe(plan.name)}: {len(plan.strategies) + 1} x {plan.runs} forks at {plan.phase} ..."
+        ):
+            data = run_study(plan, db=db, thread=thread, out=out, cache=where)
+    except errors as exc:
+        fail(str(exc))
+    for ref, result in data["models"].items():
+        for name, s in result["strategies"].items():
+            said = f"{ref}, {name}: orders of {plan.persuadee} changed in {s['text']}"
+            console.print(text(said))
+    console.print(text(f"report: {out / 'persuasion.html'}"), highlight=False)
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="An AI_Diplomacy game file (lmvsgame.json).")],
+    db: Annotated[str, typer.Option(help=DB_HELP)] = "wargraph.sqlite",
+    thread: Annotated[
+        str | None, typer.Option(help="Thread id in the store (default aidip-GAMEID).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for record.json (default runs/THREAD).")
+    ] = None,
+) -> None:
+    """Import a published AI_Diplomacy game into a record and the store: then view, eval
+    diplomacy and replay --phase work on it."""
+    from wargraph.evals.ai_diplomacy import import_game
+
+    try:
+        done = import_game(file, db=db, thread_id=thread and _on_thread(thread), out=out)
+    except _known_errors() as exc:
+        fail(str(exc))
+    models = ", ".join(f"{p} {m}" for p, m in sorted(done.models.items())) or "not named"
+    console.print(
+        text(f"Imported {len(done.phases)} phases ({done.phases[0]} to {done.phases[-1]})")
+    )
+    console.print(text(f"models: {models}"))
+    console.print(text(f"record: {done.record}"), highlight=False)
+    console.print(text(f"thread: {done.thread_id} in {done.db}"), highlight=False)
 
 
 @app.command()
@@ -971,6 +1084,8 @@ def experiment(
         bool,
         typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
     ] = False,
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Run an experiment: a grid of conditions x runs, judged, reported with intervals and figures."""
     from wargraph.evals.experiment import run_from_cli
@@ -989,6 +1104,7 @@ def experiment(
         concurrency=concurrency,
         calls_per_endpoint=endpoint_concurrency,
         pages=pages,
+        cache=_cache_setting(cache, cache_at),
     )
     if code:
         _STOP_SAID.append(code == 130)  # it said what was kept and how to go on
@@ -1022,6 +1138,8 @@ def tournament(
         bool,
         typer.Option("--pages", help="Also write each game's page (view.html), after the games."),
     ] = False,
+    cache: CacheFlag = False,
+    cache_at: CacheAt = None,
 ) -> None:
     """Run a tournament: a fair schedule of seats, ratings with intervals, a report."""
     from wargraph.evals.tournament.cli import run_from_cli as run_tournament_cli
@@ -1039,6 +1157,7 @@ def tournament(
         only_report=report_only,
         pages=pages,
         console=console,
+        cache=_cache_setting(cache, cache_at),
     )
     if code:
         _STOP_SAID.append(code == 130)

@@ -26,6 +26,7 @@ pandas is optional for wargraph: this module alone needs it (`pip install pandas
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from wargraph.evals.report_page import flat_row
 from wargraph.runs.records import RecordError, load_record
 from wargraph.runs.trace import read_trace
+from wargraph.runs.userfiles import UserFileError, read_json
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped]
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["Results", "ResultsError", "load"]
 
 
+MAX_OUTCOME_BYTES = 50_000_000  # an experiment's outcome.json is a few kB
 EVENT_COLUMNS = ["folder", "thread_id", "id", "round", "author", "kind", "text", "audience", "data"]
 
 
@@ -202,10 +205,12 @@ def load(folder: str | Path) -> Results:
         except RecordError as err:
             warnings.warn(f"skipped {path}: {err}", stacklevel=2)
             continue
-        try:
-            outcome = json.loads((game_dir / "outcome.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            outcome = {}
+        outcome: Any = {}
+        if os.path.lexists(game_dir / "outcome.json"):
+            try:  # a regular file under a bound: /dev/zero or a FIFO in its place is skipped
+                outcome = read_json(game_dir / "outcome.json", MAX_OUTCOME_BYTES)
+            except UserFileError as err:
+                warnings.warn(f"skipped the outcome of {where}: {err}", stacklevel=2)
         games.append(_game_row(record, where, outcome if isinstance(outcome, dict) else {}))
         events += _event_rows(record, where)
         calls += _call_rows(game_dir / "trace.jsonl", where, str(record.get("thread_id", "")))

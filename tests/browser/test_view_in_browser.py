@@ -100,6 +100,12 @@ def test_diplomacy_map_seat_columns_and_keys(browser, diplomacy, tmp_path):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("3")
     expect(page.locator("#pane-costs table").first).to_contain_text("FRANCE")
+    # what each seat's views showed of the texts given to it (issue 39): the small profile's
+    # lean view shortens Diplomacy's talks and diaries, and the page says so
+    coverage = page.locator("#coverage")
+    expect(coverage).to_contain_text("FRANCE")
+    expect(coverage.locator("tr", has_text="the game")).to_contain_text("%")
+    expect(coverage.locator("tr", has_text="FRANCE")).to_contain_text("small")
     page.keyboard.press("2")
     expect(page.locator("#pane-knew table.knew tbody tr").first).to_be_visible()
     page.locator("#pane-knew table.knew tbody tr").first.click()

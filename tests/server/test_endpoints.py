@@ -69,6 +69,9 @@ def test_a_request_is_refused_for_a_foreign_model_or_a_trace_file(monkeypatch):
     assert request_refusal({"kwargs": {"context": {"model": "scripted"}}}) is None
     assert "not allowed" in request_refusal({"kwargs": {"context": {"role_models": {"a": EVIL}}}})
     assert "trace_path" in request_refusal({"kwargs": {"context": {"trace_path": "/tmp/x"}}})
+    # a model cache is a file or database of the server's too (wargraph.models.cache)
+    cached = {"kwargs": {"context": {"model_cache": "/tmp/answers.sqlite"}}}
+    assert "model_cache" in request_refusal(cached)
 
 
 def test_the_policy_refuses_before_a_chat_model_is_built(monkeypatch):

@@ -534,7 +534,9 @@ def test_scores_measures_maps_and_eval(game_1902, tmp_path):
     assert not (out / "relationships.png").exists()
     summary = eval_diplomacy([out], tmp_path / "eval")
     assert summary["games"][0]["scores"] == measures["scores"]
-    assert (tmp_path / "eval" / "diplomacy_eval.md").read_text().count("| FRANCE |") == 2
+    md = (tmp_path / "eval" / "diplomacy_eval.md").read_text()
+    # a row each: scores, orders, reciprocity and aggression (AI_Diplomacy's), mean scores
+    assert md.count("| FRANCE |") == 4 and "## Reciprocity and aggression per model" in md
     assert (tmp_path / "eval" / "relationships_1.png").stat().st_size > 1000
     # the export draws every phase of the record, on request
     played = list(engine_phase_of_round(result.values["events"]).values())

@@ -28,7 +28,7 @@ def test_page_inlines_figures_escapes_the_title_and_keeps_other_links(tmp_path):
     page = render(md, tmp_path)
     assert "<title>A &lt;b&gt;&amp;&lt;/b&gt; report</title>" in page
     assert 'src="data:image/png;base64,' in page and 'src="fig.png"' not in page
-    assert 'src="missing.png"' in page  # a figure that is not there stays a link, no error
+    assert 'href="missing.png"' in page  # a figure that is not there stays a link, no error
     assert 'href="g/view.html"' in page
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wargraph.graphs.diplomacy.analyses import across_games, across_markdown
 from wargraph.graphs.diplomacy.measures import (
     game_measures,
     measures_markdown,
@@ -62,6 +63,15 @@ def _print_game(console: Any, name: str, m: Mapping[str, Any]) -> None:
     )
     if m.get("free_orders"):
         _print_free_orders(console, m["free_orders"])
+    rec = m.get("reciprocity") or {}
+    if rec.get("pairs"):
+        console.print(
+            f"relationship reciprocity: {rec['matched']} of {rec['pairs']} pairs of ratings "
+            f"matched ({rec['share_matched']:.0%})"
+        )
+    if m.get("aggression"):
+        shares = ", ".join(f"{p} {v:.0%}" for p, v in m["aggression"].items())
+        console.print(f"aggression (share of orders attacking another power): {shares}")
 
 
 def _print_free_orders(console: Any, f: Mapping[str, Any]) -> None:
@@ -110,9 +120,17 @@ def _power_rows(game: int, path: Path, m: Mapping[str, Any]) -> list[dict[str, A
                 "private_messages": msg["private"],
                 "prompt_tokens": u.get("prompt_tokens", 0),
                 "completion_tokens": u.get("completion_tokens", 0),
+                # AI_Diplomacy's analyses (empty where the power gave no data)
+                "aggression": _or_blank(m.get("aggression", {}).get(p)),
+                "overestimated": _or_blank(m.get("overestimated", {}).get(p)),
+                "underestimated": _or_blank(m.get("underestimated", {}).get(p)),
             }
         )
     return rows
+
+
+def _or_blank(value: float | None) -> float | str:
+    return "" if value is None else round(value, 4)
 
 
 def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
@@ -132,6 +150,7 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     games = []
+    loaded: list[tuple[dict[str, Any], dict[str, Any]]] = []
     md = []
     rows: list[dict[str, Any]] = []
     for i, path in enumerate(records, 1):
@@ -145,17 +164,23 @@ def eval_diplomacy(records: list[Path], out_dir: Path) -> dict[str, Any]:
         maps = write_maps(saved_game_of(record), out_dir / f"maps_{i}")  # drawn here, not in play
         console.print(f"maps: {len(maps)} phase(s) in {out_dir / f'maps_{i}'}")
         games.append({"record": str(path), **m})
+        loaded.append((record, m))
         md.append(measures_markdown(m, title=name))
         rows += _power_rows(i, path, m)
     mean = {p: sum(g["scores"][p] for g in games) / len(games) for p in sorted(games[0]["scores"])}
-    summary = {"games": games, "mean_scores": mean}
+    pooled = across_games(loaded)  # reciprocity and aggression per model, all games
+    summary = {"games": games, "mean_scores": mean, "per_model": pooled}
     (out_dir / "diplomacy_eval.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     mean_md = "\n".join(f"| {p} | {v:.2f} |" for p, v in mean.items())
+    per_model = "\n".join(across_markdown(pooled))
     (out_dir / "diplomacy_eval.md").write_text(
         "\n".join(md)
-        + f"\n# Mean scores over {len(games)} game(s)\n\n| power | score |\n|---|---|\n{mean_md}\n",
+        + f"\n# Mean scores over {len(games)} game(s)\n\n| power | score |\n|---|---|\n{mean_md}\n"
+        + (f"\n{per_model}" if per_model else ""),
         encoding="utf-8",
     )
+    for line in across_markdown(pooled)[2:3]:
+        console.print(line, highlight=False)
     write_csv(out_dir / "diplomacy_eval.csv", rows)
     page = write_page(out_dir / "diplomacy_eval.md", title=f"Diplomacy eval: {len(games)} game(s)")
     console.print(

@@ -215,10 +215,13 @@ def family_measures(
     (a misspelled reference included) becomes the note and never stops the experiment."""
     spec = record.get("scenario") or {}
     family = str(spec.get("family", "crisis"))
+    # every family's: the share of the characters given to the seats' views shown whole
+    share = (record.get("view_coverage") or {}).get("share")
+    common = {"view_coverage": float(share)} if isinstance(share, int | float) else {}
     try:
         measure = families.attribute(family, "measures")
         if measure is None:
-            return {}, ""
+            return select_measures(common, patterns), ""
         raw = measure(dict(record), Path(record_path))
     except families.FamilyError as exc:
         return {}, str(exc)
@@ -226,4 +229,4 @@ def family_measures(
         return {}, f"{family} measures failed: {type(exc).__name__}: {str(exc)[:200]}"
     if not isinstance(raw, Mapping):
         return {}, f"{family} measures returned {type(raw).__name__}, not a dict"
-    return select_measures(flatten_numbers(raw), patterns), ""
+    return select_measures({**common, **flatten_numbers(raw)}, patterns), ""

@@ -8,7 +8,6 @@ logs, so `write_report(out_dir)` can be run again at any time on a finished expe
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import sys
@@ -22,7 +21,7 @@ import wargraph.kernel.families as families
 if TYPE_CHECKING:  # matplotlib is imported only when a figure is drawn
     from matplotlib.figure import Figure
 import wargraph.evals.stats as stats
-from wargraph.evals.report_page import write_page
+from wargraph.evals.report_page import CsvWriter, write_page
 from wargraph.nodes.schemas import UNDETERMINED
 
 
@@ -294,10 +293,11 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
         + [f"answer:{q}" for q in qids]
         + [f"quote:{q}" for q in qids]
         + [f"measure:{m}" for m in measures]
-        + ["model_calls", "tokens", "fallbacks", "error", "thread_id", "folder"]
+        + ["model_calls", "cached_calls", "tokens", "fallbacks", "counts_incomplete"]
+        + ["error", "thread_id", "folder"]
     )
     with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(head)
         for o in outcomes:
             judged = {j["id"]: j for j in o.get("judgements", [])}
@@ -311,7 +311,8 @@ def write_csv(path: Path, meta: Mapping[str, Any], outcomes: Sequence[Mapping[st
                     for q in qids
                 ]
                 + [(o.get("measures") or {}).get(m, "") for m in measures]
-                + [o.get("model_calls", ""), o.get("tokens", ""), o.get("fallbacks", "")]
+                + [o.get("model_calls", ""), o.get("cached_calls", 0), o.get("tokens", "")]
+                + [o.get("fallbacks", ""), bool(o.get("counts_incomplete"))]
                 + [o.get("error", ""), o["thread_id"], o["folder"]]
             )
     return path
@@ -357,6 +358,13 @@ def write_report(
         f"- model: `{meta['model']}`; judge: `{meta['judge_model']}`; concurrency "
         f"{meta.get('concurrency', '?')}",
     ]
+    reused = sum(int(o.get("cached_calls", 0) or 0) for o in outcomes)
+    if reused:  # the games' answers partly or wholly from the model cache: never paid twice
+        paid = sum(int(o.get("model_calls", 0) or 0) for o in outcomes)
+        lines.append(
+            f"- model calls: {paid} made, {reused} answers reused from the model cache "
+            "(no call, no tokens; `cached` in each game's trace)"
+        )
     if counts:
         lines.append(
             "- this run: "
@@ -392,6 +400,15 @@ def write_report(
     if crashed:
         lines += ["", f"{len(crashed)} game(s) crashed and will resume on the next run:"]
         lines += [f"- `{c['thread_id']}`: {c['error']}" for c in crashed]
+    unknown = [o for o in outcomes if o.get("counts_incomplete")]
+    if unknown:
+        lines += [
+            "",
+            f"**Counts incomplete:** {len(unknown)} game(s) finished elsewhere (on a worker as "
+            "its driver stopped) and were read back without their call log: their model calls "
+            "and tokens are not counted (`counts_incomplete` in outcomes.csv):",
+            *[f"- `{o['thread_id']}`" for o in unknown],
+        ]
     lines.append("")
 
     figure_list: list[tuple[str, Path]] = []

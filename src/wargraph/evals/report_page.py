@@ -5,13 +5,23 @@ Experiments, tournaments, evals and replays write `report.md`-style Markdown (ta
 tables; MIT; already installed with Rich) into `<name>.html` beside it, with every figure the
 Markdown names inlined as a data URI, so the page can be mailed or attached on its own. Links to
 other files (each game's view) stay relative: they open when the page sits in its folder.
+
+The Markdown holds text wargraph did not write (judges' quotes of a model's plan, scenario
+settings, grid values, folder names), so the page runs none of it as markup: the only HTML it
+passes through is the `<details>`/`<summary>` lines the report writers put there themselves
+(no attributes); any other tag is shown as text, an image that is not one of the report's own
+figures is a link, and the page's Content-Security-Policy allows its own style, data: images and
+nothing else (no script at all, nothing fetched).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import mimetypes
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +64,50 @@ def _inline(src: str, folder: Path) -> str:
     return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
 
 
+# The only raw HTML a report writer puts in its Markdown: a folded section, one tag per line.
+_OWN_HTML = re.compile(r"(?:<details>)?(?:<summary>[^<>&]*</summary>)?|</details>")
+
+
+def content_policy() -> str:
+    """The page's Content-Security-Policy: its own style (by hash) and data: images; no script,
+    no fetch, no form, no base, so even a text that slipped into the markup could do nothing."""
+    style = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+    return (
+        f"default-src 'none'; style-src 'sha256-{style}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def _html_as_text(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    """Raw HTML in the Markdown: wargraph's own folded sections pass, anything else is text."""
+    token = tokens[idx]
+    if token.type == "html_block":
+        lines = token.content.splitlines()
+        if lines and all(_OWN_HTML.fullmatch(line.strip()) for line in lines):
+            return str(token.content)
+        return f"<p>{html.escape(token.content)}</p>\n"
+    return html.escape(token.content)
+
+
+def _image(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    """A figure inlined as data: shows; any other image (a URL, a missing or huge file) is a
+    link, so opening the page fetches nothing."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    if src.startswith("data:image/"):
+        return str(renderer.image(tokens, idx, options, env))
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    return f'<a href="{html.escape(src)}">{html.escape(alt or src)}</a>'
+
+
 def render(markdown: str, folder: Path, title: str | None = None) -> str:
     """The whole HTML page of a Markdown report whose relative figures live under `folder`."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.add_render_rule("html_block", _html_as_text)
+    md.add_render_rule("html_inline", _html_as_text)
+    md.add_render_rule("image", _image)
     tokens = md.parse(markdown)
     for token in tokens:
         for child in token.children or []:
@@ -70,6 +119,7 @@ def render(markdown: str, folder: Path, title: str | None = None) -> str:
     head = html.escape(title or "wargraph report")
     return (
         "<!doctype html>\n<html lang=en><head><meta charset=utf-8>"
+        f'<meta http-equiv="Content-Security-Policy" content="{content_policy()}">'
         '<meta name=viewport content="width=device-width, initial-scale=1">'
         f"<title>{head}</title><style>{STYLE}</style></head>\n<body>\n{body}"
         "<footer>Written by wargraph. The same numbers are in the CSV and JSON files beside "
@@ -169,15 +219,42 @@ def flat_row(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return row
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
+# `-2+3+cmd|' /C calc'!A0`): text wargraph did not write could run on the reader's machine.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell: text that a spreadsheet would read as a formula gets a leading
+    `'` (shown, never run); numbers, and text that is one number ("-3.5"), are kept as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+class CsvWriter:
+    """`csv.writer` whose every cell goes through `csv_cell`: how wargraph writes every CSV."""
+
+    def __init__(self, fh: Any) -> None:
+        import csv
+
+        self._w = csv.writer(fh)
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._w.writerow([csv_cell(c) for c in row])
+
+
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
     """Rows of possibly different keys as one CSV (the union of columns, in first-seen order)."""
-    import csv
-
     cols: list[str] = []
     for r in rows:
         cols += [c for c in r if c not in cols]
     with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=cols, restval="")
-        w.writeheader()
-        w.writerows(rows)
+        w = CsvWriter(fh)
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([r.get(c, "") for c in cols])
     return path

@@ -47,6 +47,9 @@ class GameContext:
     """Per-role model profile, overriding the scenario and `profile`."""
     max_faults: int = DEFAULT_MAX_FAULTS
     """Model calls in a row that fail every retry before the game stops (resumable)."""
+    model_cache: str | None = None
+    """A SQLite file or postgresql:// URL where model answers are kept and reused: the same call
+    (model, messages, settings) is answered from it, not asked again (None: no cache)."""
 
 
 # What a served game's request may set (a run on one's own machine is not limited): a request

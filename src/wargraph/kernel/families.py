@@ -297,7 +297,16 @@ def get(name: str) -> Family:
     except PluginError as exc:
         _failed[name] = str(exc)
         raise FamilyError(str(exc)) from None
-    why = _invalid(fam, name)
+    try:
+        # checking a plug-in's packages imports their parents (find_spec does): guarded too
+        why = (
+            _invalid(fam, name)
+            if name in builtin
+            else guarded_import(where, lambda: _invalid(fam, name))
+        )
+    except PluginError as exc:
+        _failed[name] = str(exc)
+        raise FamilyError(str(exc)) from None
     if why:
         _failed[name] = f"{where}: {why}"
         raise FamilyError(_failed[name])

@@ -20,6 +20,7 @@ from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.phase import PhaseFn, PhaseSpec, phase_spec
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.kernel.state import CLEAR, GameInput, GameState, make_event
+from wargraph.kernel.state import BadStateEdit as BadStateEdit  # the server maps it to 422
 from wargraph.kernel.table import Table, scenario_of
 from wargraph.kernel.world import NARRATIVE, World
 from wargraph.models.faults import new_game
@@ -194,12 +195,6 @@ def route_phase(state: KitState) -> list[str] | str:
 
 def route_back(state: KitState) -> str:
     return state["phase"]
-
-
-class BadStateEdit(ValueError):
-    """A state edit (`update_state` through the LangGraph API or Studio) whose state leads
-    from the node it was made as to a node that one cannot reach: nothing is written, and the
-    server answers 422 with this message instead of a bare 500."""
 
 
 def checked(route: Callable[[KitState], Any], node: str, targets: list[str]) -> Any:

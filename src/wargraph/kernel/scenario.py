@@ -81,6 +81,8 @@ class Role(BaseModel):
     memory: MemoryPolicy | None = None
     model_profile: Literal["small", "capable"] | None = None
     """The seat's model profile (wargraph.models.profiles; None: chosen from its model)."""
+    context_tokens: int | None = Field(default=None, ge=1000, le=10_000_000)
+    """The seat's view budget in tokens under the capable profile (None: the profile's)."""
     script: list[Any] | dict[str, Any] | None = None
     """The seat's answers, for tests: a list in the order asked, or a mapping by task
     (wargraph.seats.script); the seeded scripted decider answers once it runs out."""
@@ -91,7 +93,7 @@ class Role(BaseModel):
         and their fingerprints unchanged)."""
         out = handler(self)
         if isinstance(out, dict):
-            for name in ("model_profile", "script"):
+            for name in ("model_profile", "script", "context_tokens"):
                 if out.get(name) is None:
                     out.pop(name, None)
         return out

@@ -28,13 +28,24 @@ class Event(TypedDict):
     data: NotRequired[dict[str, Any]]
 
 
+class BadStateEdit(ValueError):
+    """A state edit (`update_state` through the LangGraph API or Studio) whose state does not
+    fit the game: nothing is written, and the server answers 422 with this message instead of
+    a bare 500."""
+
+
 def add_events(left: list[Event] | None, right: list[Event] | Event | None) -> list[Event]:
-    """Append events, skipping ids already recorded: a re-run step never doubles the record."""
+    """Append events, skipping ids already recorded: a re-run step never doubles the record.
+    Anything but events (a state edit's `"events": "notalist"`) is a BadStateEdit."""
     left = list(left or [])
     if right is None:
         return left
     if isinstance(right, dict):
         right = [right]
+    if not isinstance(right, list | tuple) or not all(
+        isinstance(e, dict) and isinstance(e.get("id"), str) for e in right
+    ):
+        raise BadStateEdit("events: a list of events, each a mapping with a text id")
     seen = {e["id"] for e in left}
     for e in right:
         if e["id"] not in seen:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario, ScenarioError, validate_data
 from wargraph.kernel.state import Event, GameState, make_event
-from wargraph.kernel.views import view_for
+from wargraph.kernel.views import counting, view_for
 from wargraph.models.profiles import Profile, seat_profile
 from wargraph.seats.asks import Ask, Seat
 from wargraph.seats.bots import is_bot
@@ -100,29 +100,11 @@ class Table:
             key=key,
         )
 
-    def setup_event(
-        self,
-        *,
-        kind: str,
-        author: str,
-        text: str,
-        audience: list[str] | None = None,
-        data: dict[str, Any] | None = None,
-        key: str = "",
-    ) -> Event:
-        """An event of the game's setup (round 0, as the setting and the briefs): every memory
-        policy keeps it in every round (a secret role dealt at the start, a standing rule),
-        where `event` is of the current round and a short memory forgets it."""
-        return make_event(
-            round=0,
-            phase=self.phase,
-            kind=kind,
-            author=author,
-            text=text,
-            audience=audience,
-            data=data,
-            key=key,
-        )
+    def setup_event(self, **fields: Any) -> Event:
+        """An event of the game's setup (round 0, as the setting and the briefs), with `event`'s
+        fields: every memory policy keeps it in every round (a secret role dealt at the start,
+        a standing rule), where `event` is of the current round and a short memory forgets it."""
+        return make_event(round=0, phase=self.phase, **fields)
 
     def ask_id(self, task: str, role: str, key: str = "") -> str:
         return ask_id(self.round, self.phase, task, role, key)
@@ -162,9 +144,11 @@ class Table:
             )
             profile: str | None = r.model_profile
             script = r.script
+            context_tokens = r.context_tokens
         except KeyError:  # teams and secretaries that are not scenario roles
             kind, model, temp, max_tokens, review = "ai", None, None, None, False
             profile = script = None
+            context_tokens = None
         ctx = self.context
         script = ctx.scripts.get(role, script)
         model = ctx.role_models.get(role) or model or ctx.model
@@ -189,6 +173,10 @@ class Table:
         }
         if profile:  # else chosen from the model (seat_profile)
             seat["profile"] = profile
+        if ctx.model_cache and kind == "ai":
+            seat["model_cache"] = ctx.model_cache
+        if context_tokens:
+            seat["context_tokens"] = context_tokens
         if script is not None and kind == "scripted":  # a person's seat answers for itself
             seat["script"] = script
         return seat
@@ -201,6 +189,10 @@ class Table:
     def profile(self, role: str) -> Profile:
         """The model profile a seat plays under (wargraph.models.profiles)."""
         return seat_profile(self.seat(role))
+
+    def view_budget(self, role: str) -> int | None:
+        """Tokens of the seat's view (its profile's context budget; None: the lean view)."""
+        return self.profile(role).view_budget(self.seat(role))
 
     def notes_from(self, role: str) -> int:
         """The first round whose private notes a seat still reads: its memory policy bounds its
@@ -231,6 +223,10 @@ class Table:
         seat: Seat = {**self.seat(q.seat_as or role), **(q.seat or {})}
         if q.max_tokens:  # room for the answer to finish
             seat["max_tokens"] = max(int(seat.get("max_tokens") or 0), q.max_tokens)
+        tally = None
+        if context is None:  # what the view shows of its texts goes to the trace with the ask
+            with counting() as tally:
+                context = self.view_text(role)
         ask: Ask = {
             "id": self.ask_id(q.task, role, key),
             "role": role,
@@ -238,7 +234,7 @@ class Table:
             "round": self.round,
             "task": q.task,
             "system": self.world.cast.system(self, role) if q.system is None else q.system,
-            "context": self.view_text(role) if context is None else context,
+            "context": context or "",
             "question": q.question,
             "schema": q.schema,
             "fallback": q.fallback,
@@ -253,6 +249,8 @@ class Table:
         since = self.notes_from(role) if q.notes else self.round + 1
         if since:
             ask["notes_from"] = since
+        if tally is not None and tally.items:
+            ask["view"] = tally.as_dict()
         for key in _PASSED_WHEN_SET:  # in this order: asks are stored with the game
             if value := getattr(q, key):
                 ask[key] = value

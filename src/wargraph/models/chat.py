@@ -8,11 +8,12 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import httpx
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -508,6 +509,7 @@ def _build_chat_model(
             seed=seed,
             timeout=timeout,
             max_retries=0,  # the decider retries with back-off and records each fault
+            http_client=deadline_client(timeout),
         )
     return model
 
@@ -578,6 +580,46 @@ class ProviderChat(BaseChatModel):
         usage = getattr(reply, "usage_metadata", None)
         message = AIMessage(content=text, usage_metadata=usage) if usage else AIMessage(text)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class _Deadline(httpx.SyncByteStream):
+    """An answer's body that ends in httpx.ReadTimeout once its call's deadline has passed."""
+
+    def __init__(self, inner: Any, deadline: float, total: float) -> None:
+        self.inner, self.deadline, self.total = inner, deadline, total
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.inner:
+            if time.monotonic() > self.deadline:
+                raise httpx.ReadTimeout(f"the answer took longer than {self.total:g} s in all")
+            yield chunk
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class DeadlineTransport(httpx.HTTPTransport):
+    """One deadline for a whole request, answer included: httpx's timeouts are per read, so an
+    endpoint that trickles a byte a second would hold a seat for as long as it likes."""
+
+    def __init__(self, total: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.total = total
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        deadline = time.monotonic() + self.total
+        response = super().handle_request(request)
+        response.stream = _Deadline(response.stream, deadline, self.total)
+        return response
+
+
+def deadline_client(total: float) -> httpx.Client:
+    """The HTTP client of a server model: `total` seconds for a call, however its answer comes."""
+    # redirects and pool as OpenAI's own client has them (httpx drops the key across origins)
+    limits = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+    return httpx.Client(
+        transport=DeadlineTransport(total, limits=limits), timeout=total, follow_redirects=True
+    )
 
 
 def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:

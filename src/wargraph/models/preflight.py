@@ -9,15 +9,23 @@ does not list its models (404, 405, 501) passes, since it answers chat requests 
 OpenAI's own API without `OPENAI_API_KEY` is "unauthorised" before any request. A GGUF path
 must be a file that starts with the GGUF magic bytes; the embedded model's file must be there.
 Scripted seats and bots need nothing.
+
+The key never leaves the origin it was configured for: a redirect to another scheme, host or
+port is not followed (it is named, so `base_url` can be set to where the server really is), and
+the whole exchange — connection, headers and body — has one deadline, so an endpoint that
+trickles its answer a byte at a time cannot hold the game.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario
@@ -91,13 +99,62 @@ def _gguf_problem(path: Path) -> str | None:
     return None if magic == b"GGUF" else "not a GGUF file"
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+
+
+class CrossOrigin(urllib.error.HTTPError):
+    """A redirect to another origin, refused before the key is sent there."""
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only within the origin the key was meant for (urllib would copy the
+    Authorization header to any host a server names)."""
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> urllib.request.Request | None:
+        if _origin(newurl) != _origin(req.full_url):
+            raise CrossOrigin(newurl, code, msg, headers, fp)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _fetch(request: urllib.request.Request, timeout: float) -> bytes:
+    """The body of `request`, the whole exchange within `timeout` seconds (TimeoutError else):
+    urllib's own timeout is per socket read, so it runs in a thread that is given up on."""
+    opener = urllib.request.build_opener(_SameOrigin)
+    result: dict[str, Any] = {}
+
+    def exchange() -> None:
+        try:
+            with opener.open(request, timeout=timeout) as resp:
+                result["body"] = resp.read(1_000_000)
+        except BaseException as exc:  # handed to the caller's thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=exchange, name="wargraph-preflight", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():  # still trickling: the daemon thread ends with its socket's timeout
+        raise TimeoutError(f"no whole answer within {timeout:g} s")
+    if "error" in result:
+        raise result["error"]
+    return bytes(result["body"])
+
+
 def _server_problem(ref: ModelRef, url: str, key: str | None, timeout: float) -> str | None:
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
     if key:
         request.add_header("Authorization", f"Bearer {key}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:  # noqa: S310 (http(s) only)
-            body = resp.read(1_000_000)
+        body = _fetch(request, timeout)
+    except CrossOrigin as exc:
+        return (
+            f"redirected (HTTP {exc.code}) to another origin, {exc.filename}; not followed, so "
+            "the key stays with its server: set base_url to the server's own address"
+        )
     except urllib.error.HTTPError as exc:
         if exc.code in (401, 403):
             return f"unauthorised (HTTP {exc.code}; check OPENAI_API_KEY)"

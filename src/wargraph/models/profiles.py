@@ -17,6 +17,7 @@ per role in the scenario (`model_profile:`) and per run (`--profile`, `--role-pr
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -70,12 +71,25 @@ class Profile:
     """Seconds one call may take when the run sets none (`--call-timeout`)."""
     retries: int
     """Transport retries per call when the run sets none."""
+    context_tokens: int | None = None
+    """The seat's view budget in tokens (estimated: `wargraph.kernel.views.estimate_tokens`):
+    its view shows every text whole (the current and previous round's messages, its own latest
+    plan, diary and goals, the board) and, over the budget, leaves whole items out oldest first
+    and says so. None: the small profile's lean views, each section cut to its own budget."""
 
     def message_limit(self, chars: int) -> int:
         return max(chars, self.message_chars)
 
     def diary_limit(self, chars: int) -> int:
         return max(chars, self.diary_chars)
+
+    def view_budget(self, seat: Mapping[str, Any] | None = None) -> int | None:
+        """Tokens of a seat's view: the seat's own (`context_tokens:` of its role in the
+        scenario, `--set players.X.context_tokens=N`), else the profile's; None: a lean view."""
+        if self.context_tokens is None:
+            return None
+        named = (seat or {}).get("context_tokens")
+        return int(named) if named else self.context_tokens
 
 
 # Prose without a grammar for a small model: a stronger repeat penalty than JSON needs (it loops),
@@ -121,6 +135,10 @@ CAPABLE = Profile(
     min_tokens=1024,
     call_timeout=300.0,
     retries=2,
+    # a phase whole: a Diplomacy order prompt with two rounds of full press from six powers at
+    # 1,000 characters each, the previous phase's talks, the diary and the board is ~9k tokens;
+    # capable models read 32k to 1M (AI_Diplomacy's order prompt: ~2,500 tokens)
+    context_tokens=16_000,
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (SMALL, CAPABLE)}

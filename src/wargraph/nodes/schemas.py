@@ -43,7 +43,9 @@ def record_quotes(context: str) -> list[str]:
     each once, cut at a word to QUOTE_CHARS, the latest QUOTES."""
     lines = []
     for line in context.splitlines():
-        if line.startswith("> ") and line[2:].strip():
+        # a line of signs alone (a Markdown fence "```", a rule) is no evidence, and a fence
+        # quoted in a fenced JSON answer ends its block early
+        if line.startswith("> ") and any(c.isalnum() for c in line[2:]):
             text = line[2:].strip()
             if len(text) > QUOTE_CHARS:
                 text = text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " ..."

@@ -32,6 +32,10 @@ def _status(tup: Any, held: tuple | None) -> str:
         return f"playing (pid {held[2]} on {held[1]})"
     if values.get("error"):
         return "error"
+    if values.get("done") and values.get("next") not in (None, "__end__"):
+        # over, but its closing phases (the questions after the game) did not finish: a
+        # model that stopped answering there; resuming finishes them
+        return f"stopped in {values['next']} (resumable)"
     if values.get("done"):
         return "done"
     if tup is not None and any(w[1] == "__interrupt__" for w in tup.pending_writes or ()):

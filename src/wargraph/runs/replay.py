@@ -207,6 +207,21 @@ def _ctx_for(ctx: GameContext, model: str | None, seed: int, run_dir: Path | Non
     return out
 
 
+def _preflight(
+    scenario: Scenario, ctx: GameContext, model: str | None, role_models: dict[str, str]
+) -> None:
+    """Every model the replay's seats play asked once before any fork's thread is made (a dead
+    endpoint or a wrong model name used to stop inside the first run, its thread left behind)."""
+    from wargraph.models.preflight import PreflightError, preflight
+
+    probe = _ctx_for(ctx, model, ctx.seed, None)
+    probe.role_models = dict(role_models)
+    try:
+        preflight(scenario, probe, after="no replay was forked")
+    except PreflightError as err:
+        raise GameError(str(err)) from None
+
+
 def replay(
     *,
     db: str | Path,
@@ -218,9 +233,14 @@ def replay(
     out_dir: str | Path | None = None,
     phases: int = 1,
     progress: Callable[[int, dict[str, Any]], None] | None = None,
+    events: list[Any] | None = None,
+    cache: str | None = None,
 ) -> ReplayResult:
     """Fork `thread_id` at `phase` and replay it `runs` times under the change; the original
-    thread is only read. Returns the outcome of every run, of the original and their summary."""
+    thread is only read. Returns the outcome of every run, of the original and their summary.
+    `events`: added to the game at the fork (a persuader's message: wargraph.evals.persuasion);
+    `cache`: where the runs keep and reuse model answers (wargraph.models.cache; None: none,
+    whatever the stored game used)."""
     if runs < 1:
         raise GameError("--runs must be at least 1")
     if phases < 1:
@@ -270,12 +290,18 @@ def replay(
         check_model(model, scenario, ctx)
         applied = apply_change(stored, scenario, overrides, start, ctx, phase=phase)
         result.change["rewritten"] = applied.rewritten
-        values = {**start, "events": applied.events, "spec": scenario.model_dump()}
+        _preflight(scenario, ctx, model, applied.role_models)
+        values = {
+            **start,
+            "events": [*applied.events, *(events or [])],
+            "spec": scenario.model_dump(),
+        }
         for k in range(1, runs + 1):
             new_thread = f"{thread_id}-replay-{tag}-{k}"
             run_dir = out / f"run_{k}" if out is not None else None
             run_ctx = _ctx_for(ctx, model, ctx.seed + k, run_dir)
             run_ctx.role_models = dict(applied.role_models)
+            run_ctx.model_cache = cache
             config = thread_config(new_thread, seats_at_once(scenario))
             # stored with the fork's first checkpoint (written by update_state below)
             saver.register_run(

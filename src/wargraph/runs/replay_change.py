@@ -98,6 +98,7 @@ def apply_change(
     items = parse_overrides(overrides)
     before = opening_of(stored, ctx)
     fork_round = int(start.get("round") or 0)
+    stored_rounds = getattr(stored, "rounds", None)
     for key, value in items.items():
         try:
             alone = load_scenario(stored, {key: value})
@@ -114,6 +115,13 @@ def apply_change(
             raise GameError(
                 f"--set {key}: changes an inject of round {min(past)}, already played at the "
                 f"fork (round {fork_round}); fork earlier to change it"
+            )
+        rounds = getattr(alone, "rounds", None)
+        # a game that would be over before the fork has nothing left to play
+        if isinstance(rounds, int) and rounds != stored_rounds and rounds < fork_round:
+            raise GameError(
+                f"--set {key}: the game would end after round {rounds}, but the fork is in "
+                f"round {fork_round}; fork earlier, or set rounds to {fork_round} or more"
             )
         opened = opening_of(alone, ctx)
         if opened.get("world") != before.get("world"):

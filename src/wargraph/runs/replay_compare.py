@@ -16,13 +16,13 @@ study should say so.
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wargraph.evals.report_page import CsvWriter
 from wargraph.runs.replay import ReplayResult, replay
 from wargraph.runs.runner import GameError
 
@@ -124,9 +124,12 @@ def compare(
     model: str | None = None,
     out_dir: str | Path,
     phases: int = 1,
+    cache: str | None = None,
 ) -> Comparison:
     """Replay `thread_id` at `phase` `runs` times as stored (the baseline) and `runs` times
-    under the change, run k of both with the same seed; the table of differences."""
+    under the change, run k of both with the same seed; the table of differences. With a
+    `cache` (wargraph.models.cache) the change's calls that are the baseline's own (a seat the
+    change does not reach, before it does) are answered from the baseline's."""
     if not overrides and not model:
         raise GameError("--compare needs a change to compare: --set KEY=VALUE or --model")
     out = Path(out_dir)
@@ -144,6 +147,7 @@ def compare(
             model=mod,
             out_dir=folder,
             phases=phases,
+            cache=cache,
         )
     result = Comparison(arms["baseline"], arms["change"], out_dir=out)
     result.rows = compare_rows(
@@ -172,7 +176,7 @@ def write_comparison(result: Comparison, out: Path) -> list[Path]:
     paths = [out / "compare.json", out / "compare.csv", out / "compare.md"]
     paths[0].write_text(json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8")
     with paths[1].open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(["measure", "baseline", "change", "difference", "lo", "hi", "p_value", "n"])
         for r in result.rows:
             w.writerow([r.measure, r.baseline, r.change, r.difference, r.lo, r.hi, r.p_value, r.n])

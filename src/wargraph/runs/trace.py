@@ -14,6 +14,11 @@ TRACE_DIR_ENV = "WARGRAPH_TRACE_DIR"
 """A folder where a game that names no trace file keeps one per thread (`wargraph serve` sets it
 to its state folder's `traces/`: a request may not name a file of the server)."""
 
+CACHED = "cached"
+"""The event of an answer taken from the model cache (wargraph.models.cache) instead of a call:
+never a `call`, so no count of calls or tokens takes it for a fresh one; it carries
+`cached: true` and the tokens the original call used (`saved_prompt_tokens`, ...)."""
+
 _lock = threading.Lock()
 _failed: dict[str, str] = {}  # trace path -> why a write failed (the record says so)
 
@@ -85,7 +90,9 @@ def read_trace(path: str | Path, *, strict: bool = False) -> list[dict[str, Any]
         line = line.strip()
         if line:
             try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut by a kill; the rest still counts
+                entry = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                continue  # a line cut by a kill (or nested past reading); the rest still counts
+            if isinstance(entry, dict):
+                out.append(entry)
     return out

@@ -4,9 +4,11 @@ say in one line what to do when the operating system refuses a path."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 
 class UserFileError(ValueError):
@@ -34,6 +36,20 @@ def read_regular(path: str | Path, max_bytes: int) -> bytes:
     if len(raw) > max_bytes:
         raise UserFileError(f"{path}: larger than {max_bytes:,} bytes")
     return raw
+
+
+def read_json(path: str | Path, max_bytes: int) -> Any:
+    """A JSON file read with `read_regular`'s bounds; UserFileError names what is wrong (not
+    JSON, not UTF-8, nested too deeply to read)."""
+    raw = read_regular(path, max_bytes)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UserFileError(f"{path}: not a UTF-8 text file") from None
+    except json.JSONDecodeError as err:
+        raise UserFileError(f"{path}: not valid JSON (line {err.lineno}: {err.msg})") from None
+    except RecursionError:
+        raise UserFileError(f"{path}: JSON nested too deeply to read") from None
 
 
 _WHAT_TO_DO = {

@@ -42,6 +42,7 @@ from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.views import render_memory
 from wargraph.models.chat import seats_act_together
 from wargraph.models.faults import current_thread_id
+from wargraph.models.profiles import seat_profile
 from wargraph.runs.trace import record_call, served_path
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.deciders import (
@@ -50,6 +51,7 @@ from wargraph.seats.deciders import (
     decider_for,
     parse_answer,
     user_prompt,
+    view_fields,
 )
 from wargraph.seats.schemas import flat_json_schema, schema_for
 from wargraph.seats.script import script_decision
@@ -179,6 +181,7 @@ def decide(state: AgentState) -> dict[str, Any]:
                         else seat.get("kind", "scripted")
                     ),
                     **({"note": note} if note else {}),
+                    **view_fields(ask, seat_profile(seat).name),
                     "messages": [
                         {"role": "system", "content": ask["system"]},
                         {

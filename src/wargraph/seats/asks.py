@@ -20,8 +20,10 @@ class Seat(TypedDict, total=False):
     retries: int | None  # None: the profile's
     timeout: float | None  # None: the profile's
     profile: str  # small | capable (wargraph.models.profiles); absent: chosen from the model
+    context_tokens: int  # the seat's view budget (capable profile); absent: the profile's
     max_faults: int  # failed calls in a row (each after its retries) before the game stops
     trace_path: str | None
+    model_cache: str  # where answers are reused (wargraph.models.cache); absent: no cache
     script: list[Any] | dict[str, Any]  # the seat's own answers (wargraph.seats.script)
 
 
@@ -45,6 +47,7 @@ class Ask(TypedDict):
     notes_from: NotRequired[int]  # the seat reads its private notes from this round on
     answer_start: NotRequired[str]  # a prose answer's first words (local models go on from them)
     names: NotRequired[dict[str, list[str]]]  # sides/entities: misspelt side names in prose fixed
+    view: NotRequired[dict[str, Any]]  # what the context shows of its texts (views.ViewTally)
 
 
 class Decision(TypedDict):

@@ -11,11 +11,13 @@ import copy
 import json
 import re
 import time
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from wargraph.kernel.views import unseen_notes
+from wargraph.models.cache import ModelCache, cache_for, call_keys, generations
 from wargraph.models.chat import (
     ModelRef,
     ModelRefError,
@@ -36,7 +38,7 @@ from wargraph.models.faults import (
 )
 from wargraph.models.profiles import Profile, plain_text_kwargs, seat_profile
 from wargraph.models.ratelimit import retry_after_s
-from wargraph.runs.trace import record_call
+from wargraph.runs.trace import CACHED, record_call
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
 from wargraph.seats.bots import BotDecider, is_bot
@@ -44,8 +46,15 @@ from wargraph.seats.echoes import drop_restated
 from wargraph.seats.limits import Cut, cut_to_limits, limits_line, over_limit_reason, over_limits
 from wargraph.seats.names import Correction, correct_names, correct_value, map_free_text
 from wargraph.seats.plaintext import as_written, text_field, trim_to_sentence, unwrap_text
-from wargraph.seats.schemas import fit_lengths, flat_json_schema, grammar_schema
+from wargraph.seats.schemas import (
+    fit_lengths,
+    flat_json_schema,
+    grammar_problem,
+    grammar_schema,
+    restore_choices,
+)
 from wargraph.seats.scripted import ScriptedDecider, stable_seed
+from wargraph.store.errors import StoreError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -132,9 +141,20 @@ def parse_answer(
     return validate_value(check_lengths(raw, schema, lengths, cuts), schema)
 
 
+@lru_cache(maxsize=512)
+def _grammar_problem_of(schema_json: str) -> str | None:
+    """`grammar_problem` of the grammar llama-cpp-python writes for a schema (once per schema)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return grammar_problem(json_schema_to_gbnf(schema_json))
+    except Exception as exc:  # noqa: BLE001 (its converter refusing the schema is a problem too)
+        return f"no grammar for the schema ({exc})"
+
+
 def validate_value(raw: dict[str, Any], schema: type[M]) -> M:
     """Over-long text cut to its limit (documented), then pydantic; errors name the fields."""
-    raw = fit_lengths(raw, flat_json_schema(schema))
+    raw = fit_lengths(restore_choices(raw, flat_json_schema(schema)), flat_json_schema(schema))
     try:
         return schema.model_validate(raw)
     except ValidationError as err:
@@ -285,7 +305,18 @@ class LLMDecider:
         )
 
     def _trace(self, ask: Ask, event: str, **fields: Any) -> None:
+        if event in ("call", CACHED):  # the seat's profile and what its view showed (records.py)
+            fields = {**fields, **view_fields(ask, self.profile.name)}
         record_call(self.seat.get("trace_path"), {**_where(ask), "event": event, **fields})
+
+    def _check_grammar(self, ask: Ask, bind: dict[str, Any]) -> None:
+        """The grammar llama.cpp will be given, checked first: it crashes the process on one it
+        cannot parse. A bad one is dropped (the answer is still JSON, checked when parsed) and
+        the trace says so."""
+        why = _grammar_problem_of(json.dumps(bind["response_format"]["schema"], sort_keys=True))
+        if why:
+            bind["response_format"] = {"type": "json_object"}
+            self._trace(ask, "grammar_dropped", error=why)
 
     def decide(self, ask: Ask, schema: type[BaseModel], *, memory: str = "") -> Decision:
         from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -309,6 +340,8 @@ class LLMDecider:
         else:
             name = ask["schema"].replace(".", "_")
             bind = structured_kwargs(self.ref, grammar_schema(json_schema), name=name)
+            if self.ref.provider in ("embedded", "gguf"):
+                self._check_grammar(ask, bind)
             again = "Answer again with one JSON object that matches the schema."
         # a seed per question: with the seat's one seed every call draws the same random numbers,
         # and a small model opened its second plan with its first one's words
@@ -399,6 +432,10 @@ class LLMDecider:
         retries = int(retries if retries is not None else self.profile.retries)
         prompt = [{"role": m.type, "content": str(m.content)} for m in messages]
         game = current_thread_id()
+        kept = self._cached(ask, messages, bind, attempt, mode, prompt)
+        if kept is not None:
+            streaks.answered(game)
+            return kept, None
         error = ""
         for trial in range(retries + 1):
             start = time.perf_counter()
@@ -419,6 +456,7 @@ class LLMDecider:
                     completion_tokens=ct,
                     latency_s=round(time.perf_counter() - start, 4),
                 )
+                self._keep(ask, messages, bind, reply)
                 streaks.answered(game)
                 return reply, None
             except Exception as exc:  # endpoint faults of every kind end in the fallback
@@ -443,6 +481,57 @@ class LLMDecider:
         if failed >= int(self.seat.get("max_faults", DEFAULT_MAX_FAULTS)):
             self._stop(ask, game, error, failed, load=False)
         return None, error
+
+    def _cached(
+        self, ask: Ask, messages: list, bind: dict, attempt: int, mode: str, prompt: list
+    ) -> Any:
+        """The answer the seat's model cache keeps for this very call (wargraph.models.cache),
+        traced as a `cached` event (never a `call`: no cost figure counts it), or None. A cache
+        that cannot be read is traced and the model asked afresh."""
+        cache = self._cache(ask)
+        if cache is None:
+            return None
+        try:
+            found = cache.lookup(*call_keys(self.ref, self._model(), messages, bind))
+        except (StoreError, ModelRefError) as exc:
+            self._trace(ask, "cache-fault", error=str(exc))
+            return None
+        if not found:
+            return None
+        reply = getattr(found[0], "message", None)
+        if reply is None:
+            return None
+        pt, ct = usage_of(reply)
+        self._trace(
+            ask,
+            CACHED,
+            cached=True,
+            attempt=attempt,
+            mode=mode,
+            model=str(self.ref),
+            messages=prompt,
+            output=str(reply.content),
+            saved_prompt_tokens=pt,
+            saved_completion_tokens=ct,
+        )
+        return reply
+
+    def _keep(self, ask: Ask, messages: list, bind: dict, reply: Any) -> None:
+        cache = self._cache(ask)
+        if cache is None:
+            return
+        try:
+            keys = call_keys(self.ref, self._model(), messages, bind)
+            cache.update(*keys, generations(reply))
+        except StoreError as exc:  # the answer stands; only its reuse is lost
+            self._trace(ask, "cache-fault", error=str(exc))
+
+    def _cache(self, ask: Ask) -> ModelCache | None:
+        try:
+            return cache_for(self.seat)
+        except StoreError as exc:
+            self._trace(ask, "cache-fault", error=str(exc))
+            return None
 
     def _stop(
         self, ask: Ask, game: str, reason: str, count: int, *, load: bool, refused: bool = False
@@ -507,7 +596,9 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: s
     (`limits`, the capable profile's), the question last. Private notes the view already shows
     (the seat's own plan, recorded as an event) are left out."""
     parts = [ask["context"]]
-    memory = unseen_notes(memory, ask["context"])
+    # a capable seat's note is left out only when its view shows it whole
+    whole = seat_profile(ask.get("seat") or {}).context_tokens is not None
+    memory = unseen_notes(memory, ask["context"], whole=whole)
     if memory:
         parts.append("Your private notes from earlier (yours alone):\n" + memory)
     props = json_schema.get("properties", {})
@@ -521,6 +612,12 @@ def user_prompt(ask: Ask, memory: str, json_schema: dict[str, Any], *, limits: s
         parts.append(limits)
     parts.append(ask["question"])
     return "\n\n".join(p for p in parts if p)
+
+
+def view_fields(ask: Ask, profile: str) -> dict[str, Any]:
+    """A prompt's trace fields beside its messages: the seat's profile and, when the table
+    counted its view, what the view showed whole, shortened or left out (views.ViewTally)."""
+    return {"profile": profile, **({"view": ask["view"]} if "view" in ask else {})}
 
 
 def instructions_of(ask: Ask) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -73,14 +74,87 @@ def flat_json_schema(model: type[BaseModel]) -> dict[str, Any]:
 _LENGTH_KEYS = ("maxLength", "minLength")
 
 
-def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+# Characters llama-cpp-python's grammar writer does not escape in a literal: a double quote
+# ended the literal early and llama.cpp crashed the process (SIGSEGV) on the grammar it made.
+_UNSAFE_IN_LITERAL = re.compile(r'["\\\x00-\x1f\x7f]')
+_LITERAL_STAND_INS = {'"': "'", "\\": "/"}
+
+
+def grammar_text(value: str) -> str:
+    """A choice as the grammar offers it: a double quote as ', a backslash as /, a control
+    character as a space (the answer is mapped back to the choice it stands for)."""
+    return _UNSAFE_IN_LITERAL.sub(lambda m: _LITERAL_STAND_INS.get(m.group(0), " "), value)
+
+
+def _grammar_choices(values: Any) -> Any:
+    if isinstance(values, list):
+        return [grammar_text(v) if isinstance(v, str) else v for v in values]
+    return grammar_text(values) if isinstance(values, str) else values
+
+
+def grammar_schema(schema: Any) -> Any:
     """The schema sent to the backend: llama.cpp unrolls string lengths into grammar rules and
-    refuses long ones, so lengths are left to `max_tokens` and enforced when parsing."""
+    refuses long ones, so lengths are left to `max_tokens` and enforced when parsing; choices
+    (`enum`, `const`) hold only characters its grammars can carry (`grammar_text`), whoever
+    wrote them (a record's line, a person's option)."""
     if isinstance(schema, dict):
-        return {k: grammar_schema(v) for k, v in schema.items() if k not in _LENGTH_KEYS}
+        return {
+            k: _grammar_choices(v) if k in ("enum", "const") else grammar_schema(v)
+            for k, v in schema.items()
+            if k not in _LENGTH_KEYS
+        }
     if isinstance(schema, list):
         return [grammar_schema(v) for v in schema]
     return schema
+
+
+def restore_choices(value: Any, schema: dict[str, Any]) -> Any:
+    """An answer's choices as the schema spells them: a choice given as `grammar_text` made it
+    is the one choice it stands for."""
+    if isinstance(value, str) and isinstance(schema.get("enum"), list):
+        if value in schema["enum"]:
+            return value
+        meant = [c for c in schema["enum"] if isinstance(c, str) and grammar_text(c) == value]
+        return meant[0] if len(meant) == 1 else value
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        return {k: restore_choices(v, props.get(k, {})) for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [restore_choices(v, schema["items"]) for v in value]
+    return value
+
+
+_GBNF_RULE = re.compile(r"^([A-Za-z0-9-]+)\s*::=\s*(.*)$")
+_GBNF_TOKEN = re.compile(
+    r'\s+|"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]|[A-Za-z0-9-]+|[|()*+?.]|\{\d*(?:,\d*)?\}'
+)
+
+
+def grammar_problem(gbnf: str) -> str | None:
+    """What is wrong with a GBNF grammar, checked before llama.cpp sees it (it dereferences a
+    grammar it failed to parse): each line a rule, its body only well-formed literals, character
+    classes, operators and the names of rules that are defined; a root rule."""
+    rules: dict[str, str] = {}
+    for line in gbnf.splitlines():
+        if not line.strip():
+            continue
+        rule = _GBNF_RULE.match(line)
+        if not rule:
+            return f"not a rule: {line[:80]!r}"
+        rules[rule.group(1)] = rule.group(2)
+    if "root" not in rules:
+        return "no root rule"
+    for name, body in rules.items():
+        at = 0
+        while at < len(body):
+            token = _GBNF_TOKEN.match(body, at)
+            if not token:
+                return f"rule {name}: cannot read {body[at : at + 40]!r}"
+            word = token.group(0)
+            if word[0].isalnum() and word not in rules:
+                return f"rule {name}: no rule called {word!r}"
+            at = token.end()
+    return None
 
 
 def fit_lengths(value: Any, schema: dict[str, Any]) -> Any:

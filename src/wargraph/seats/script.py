@@ -11,7 +11,7 @@ and the reason."""
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,24 +22,31 @@ from wargraph.kernel.script_shape import Script, ScriptError, check_script
 if TYPE_CHECKING:
     from wargraph.seats.asks import Ask, Decision
 
+MAX_SCRIPT_BYTES = 5_000_000  # a script is a few answers; a test's longest is a few kB
+
 
 def load_script(path: str | Path, where: str = "") -> Script:
     """A script from a YAML or JSON file (a list of answers or a mapping by task)."""
+    from wargraph.kernel.scenario import ScenarioError, parse_yaml
+    from wargraph.runs.userfiles import UserFileError, read_json, read_regular
+
     where = where or str(path)
     p = Path(path)
-    if not p.is_file():
+    if not os.path.lexists(p):
         raise ScriptError(f"{where}: no script file {str(p)!r}")
-    text = p.read_text(encoding="utf-8")
-    try:
+    try:  # a regular file under a bound, YAML with its aliases' expansion bounded too
         if p.suffix == ".json":
-            data = json.loads(text)
+            data = read_json(p, MAX_SCRIPT_BYTES)
         else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except (ValueError, Exception) as err:  # yaml.YAMLError, json.JSONDecodeError
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ScriptError(f"{where}: {p.name} is not valid YAML/JSON ({first})") from None
+            raw = read_regular(p, MAX_SCRIPT_BYTES)
+            data = parse_yaml(raw.decode("utf-8"), str(p))
+    except UserFileError as err:  # it names the file
+        raise ScriptError(str(err) if where == str(p) else f"{where}: {err}") from None
+    except ScenarioError as err:
+        detail = str(err).removeprefix(f"{p}:").strip()
+        raise ScriptError(f"{where}: {p.name} is not valid YAML/JSON ({detail})") from None
+    except UnicodeDecodeError:
+        raise ScriptError(f"{where}: {p.name} is not a UTF-8 text file") from None
     return check_script(data, where)
 
 

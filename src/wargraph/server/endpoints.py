@@ -106,8 +106,8 @@ def _names_a_trace(value: Any) -> bool:
         if isinstance(node, list | tuple):
             stack.extend(node)
         elif isinstance(node, dict):
-            if node.get("trace_path") not in (None, ""):
-                return True
+            if node.get("trace_path") not in (None, "") or node.get("model_cache"):
+                return True  # a model cache is a file or database of the server's too
             stack.extend(node.values())
     return False
 
@@ -141,8 +141,8 @@ def request_refusal(value: Any) -> str | None:
             return why
     if _names_a_trace(value):
         return (
-            "trace_path: a served game keeps its calls in the server's state; a request never "
-            "names a file of the server"
+            "trace_path, model_cache: a served game keeps its calls in the server's state; a "
+            "request never names a file of the server"
         )
     return None
 

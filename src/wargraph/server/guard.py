@@ -15,8 +15,11 @@ is never written there.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.datastructures import Headers
@@ -25,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wargraph.server.api import MAX_BODY, ApiError, json_response, parse_json
 from wargraph.server.seats import FACILITATOR, TOKEN_WHERE, TokenError, bearer, check_token
+from wargraph.server.settings import RUN_PATH, STATE_PATH, missing_checkpoint, settle
 
 log = logging.getLogger(__name__)
 
@@ -183,6 +187,26 @@ def replay(body: bytes, receive: Receive) -> Receive:
     return inner
 
 
+def with_length(scope: Scope, length: int) -> Scope:
+    """The scope of a request whose body was rewritten here: its Content-Length says so."""
+    headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-length"]
+    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
+
+
+def recording_on_success(send: Send, record: Callable[[], Awaitable[Any]]) -> Send:
+    """`send`, running `record` once the answer says the request was taken (2xx)."""
+
+    async def inner(message: Message) -> None:
+        if message["type"] == "http.response.start" and 200 <= message.get("status", 0) < 300:
+            try:
+                await record()
+            except Exception:  # the run goes on; the change is only not noted
+                log.exception("could not record a game's new settings")
+        await send(message)
+
+    return inner
+
+
 def without_cors(send: Send) -> Send:
     """Same-origin requests need no CORS headers: drop any (and with them the private-network
     grant `langgraph dev` adds to every preflight). Studio's requests keep theirs."""
@@ -241,10 +265,28 @@ class Guard:
                 return
             if body:
                 try:
-                    parse_json(body)
+                    parsed = parse_json(body)
                 except ApiError as err:
                     await _refuse(err.status, err.detail)(scope, receive, send)
                     return
+                run_on = (
+                    RUN_PATH.match(scope.get("path", "")) if scope["method"] == "POST" else None
+                )
+                if run_on:  # a run plays with its game's settings (wargraph.server.settings)
+                    settled, record = await settle(run_on.group(1), parsed)
+                    if settled is not None:
+                        body = json.dumps(settled).encode()
+                        scope = with_length(scope, len(body))
+                    if record is not None:
+                        send = recording_on_success(send, record)
+                edit_of = (
+                    STATE_PATH.match(scope.get("path", "")) if scope["method"] == "POST" else None
+                )
+                if edit_of:  # an edit at a checkpoint the game never had
+                    why = await missing_checkpoint(edit_of.group(1), parsed)
+                    if why:
+                        await _refuse(404, why)(scope, receive, send)
+                        return
             receive = replay(body, receive)
         if (headers.get("origin") or "").lower() in self.studio_origins:
             await self.app(studio_preflight(scope), receive, send)

@@ -99,6 +99,19 @@ def pool_for(url: str) -> Any:
     return pool
 
 
+def connect_problem(url: str, reason: str) -> str:
+    """One line for a refused connection: a server that answered (no such database, a login
+    refused) is not one that cannot be reached."""
+    if "database" in reason and "does not exist" in reason:
+        return (
+            f"{describe(url)}: the PostgreSQL server has no such database ({reason}); create it "
+            "(createdb NAME) or name one that exists"
+        )
+    if "authentication failed" in reason or ("role" in reason and "does not exist" in reason):
+        return f"{describe(url)}: the PostgreSQL server refused the login ({reason})"
+    return f"{describe(url)}: cannot reach the PostgreSQL server ({reason})"
+
+
 def _open_pool(url: str) -> Any:
     try:
         import psycopg
@@ -117,9 +130,7 @@ def _open_pool(url: str) -> Any:
     try:
         psycopg.connect(url, connect_timeout=timeout).close()
     except psycopg.Error as exc:
-        raise StoreError(
-            f"{describe(url)}: cannot reach the PostgreSQL server ({reason_of(exc)})"
-        ) from None
+        raise StoreError(connect_problem(url, reason_of(exc))) from None
     return ConnectionPool(
         url,
         min_size=1,

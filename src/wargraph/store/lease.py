@@ -42,6 +42,8 @@ from wargraph.store.sql import Sql
 
 __all__ = ["GameHeld", "Lease", "LeaseLost", "advisory_key", "holders", "lease", "store_id"]
 
+NAME_WAIT_S = 1.0  # how long a refusal waits for a holder that just took the lock to name itself
+
 # PostgreSQL server-side keepalive for the lease's session: a host that vanished (power cut,
 # network gone) has its session ended, and the lease freed, after about idle + interval * count
 # seconds. libpq's own keepalive settings make the holder notice a vanished server likewise.
@@ -169,19 +171,25 @@ class Lease:
         return int(row[0])
 
     def _refusal(self) -> str:
-        with contextlib.suppress(StoreError):
-            rows, _ = self.sql.run(
-                "SELECT command, host, pid, since FROM wargraph_lease WHERE thread_id = ?",
-                (self.key,),
-            )
-            if rows and rows[0][0]:
-                command, host, pid, since = rows[0]
-                return (
-                    f"game {self.key!r} is in use by `{command}` (pid {pid} on {host}, since "
-                    f"{since}); one writer per game: wait for it to end (a holder that ended "
-                    "in any way, even killed, frees it at once)"
+        # a holder names itself just after it takes the lock: a refusal in between waits for
+        # the name a moment (it named its holder in 3 races of 5 before)
+        deadline = time.monotonic() + NAME_WAIT_S
+        while True:
+            with contextlib.suppress(StoreError):
+                rows, _ = self.sql.run(
+                    "SELECT command, host, pid, since FROM wargraph_lease WHERE thread_id = ?",
+                    (self.key,),
                 )
-        return f"game {self.key!r} is in use by another process; one writer per game"
+                if rows and rows[0][0]:
+                    command, host, pid, since = rows[0]
+                    return (
+                        f"game {self.key!r} is in use by `{command}` (pid {pid} on {host}, "
+                        f"since {since}); one writer per game: wait for it to end (a holder "
+                        "that ended in any way, even killed, frees it at once)"
+                    )
+            if time.monotonic() > deadline:
+                return f"game {self.key!r} is in use by another process; one writer per game"
+            time.sleep(0.02)
 
     def check(self) -> None:
         """Raise LeaseLost once a write of this holder was refused (another took the game)."""

@@ -119,6 +119,17 @@ def _trail(data: Any, lines: Lines) -> list[list[Any]]:
     return out
 
 
+def cut_note(data: Any) -> str:
+    """What the page says under an answer cut after a re-ask (`data.cut`, records.py)."""
+    cut = data.get("cut") if isinstance(data, dict) else None
+    if not isinstance(cut, dict):
+        return ""
+    return (
+        f"cut after a re-ask: {cut.get('chars')} characters written, {cut.get('kept')} kept "
+        f"(limit {cut.get('limit')}, {cut.get('field')})"
+    )
+
+
 def _first_line(text: Any) -> str | None:
     for line in str(text or "").splitlines():
         if line.strip():
@@ -224,6 +235,41 @@ def costs(calls: list[dict[str, Any]], seats: list[str]) -> dict[str, dict[str, 
     return out
 
 
+def coverage_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per seat, its profile and what its views showed of the texts given to them (the record's
+    `view_coverage`, wargraph.runs.records), then the game's row; empty for older records."""
+    cover = record.get("view_coverage")
+    if not isinstance(cover, dict):
+        return []
+    found = record.get("seats")
+    seats: dict[str, Any] = found if isinstance(found, dict) else {}
+    rows = []
+    for seat, c in sorted((cover.get("per_seat") or {}).items()):
+        if isinstance(c, dict):
+            profile = (seats.get(seat) or {}).get("profile", "")
+            rows.append({"seat": str(seat), "profile": str(profile), **_coverage_of(c)})
+    rows.append({"seat": "the game", "profile": "", **_coverage_of(cover)})
+    return rows
+
+
+def _coverage_of(c: dict[str, Any]) -> dict[str, Any]:
+    def part(k: str) -> list[int]:
+        found = c.get(k)
+        v: dict[str, Any] = found if isinstance(found, dict) else {}
+        return [int(v.get("items", 0) or 0), int(v.get("chars", 0) or 0)]
+
+    share = c.get("share")
+    return {
+        "asks": int(c.get("asks", 0) or 0),
+        "items": int(c.get("items", 0) or 0),
+        "chars": int(c.get("chars", 0) or 0),
+        "share": float(share) if isinstance(share, int | float) else None,
+        "whole": part("whole"),
+        "shortened": part("shortened"),
+        "dropped": part("dropped"),
+    }
+
+
 def replay_command(thread: str, fork: str, db: str | None) -> str:
     """`wargraph replay` forking the game at `fork` (quoted for a shell: ids and paths are data)."""
     parts = ["wargraph", "replay", "--db", db or "wargraph.sqlite", "--thread", thread]
@@ -297,6 +343,9 @@ def build_payload(
         trail = _trail(e.get("data"), lines)
         if trail:
             ev["trail"] = trail
+        cut = cut_note(e.get("data"))
+        if cut:
+            ev["cut"] = cut
         ev["_first"] = _first_line(e.get("text"))  # public events too: who was shown it
         events.append(ev)
         phases[p]["events"].append(ev["i"])
@@ -332,6 +381,7 @@ def build_payload(
         "model_calls": sum(1 for c in calls if c["ev"] == "call"),
         "panels": {str(k): v for k, v in family_panels.items()},
         "costs": costs(calls, seats),
+        "coverage": coverage_rows(record),
         "L": lines.table,
     }
 

@@ -85,6 +85,7 @@ def run_from_cli(
     concurrency: int | None = None,
     calls_per_endpoint: int | None = None,
     pages: bool = False,
+    cache: bool | str | None = None,
 ) -> int:
     """`wargraph experiment FILE`: returns the exit code (0 done, 1 some games crashed,
     2 bad input, 130 interrupted — run again to resume). `db`: the checkpoint store (a
@@ -92,7 +93,9 @@ def run_from_cli(
     ("auto": this machine's cluster, or a local one). `concurrency`: games at once in this
     process (overrides the file); `calls_per_endpoint`: model calls at once per
     OpenAI-compatible endpoint, per process (else WARGRAPH_ENDPOINT_CONCURRENCY, default
-    max(8, the seats a game asks at once)); `pages`: each game's page, after the games."""
+    max(8, the seats a game asks at once)); `pages`: each game's page, after the games;
+    `cache`: reuse model answers (true: in the games' store; or a file or URL), overriding the
+    file's `cache:`."""
     from rich.console import Console
 
     console = console or Console()
@@ -103,6 +106,8 @@ def run_from_cli(
             if not 1 <= concurrency <= 64:
                 raise ExperimentError(f"--concurrency {concurrency}: expected 1 to 64")
             exp = exp.model_copy(update={"concurrency": concurrency})
+        if cache is not None:
+            exp = exp.model_copy(update={"cache": cache})
         if calls_per_endpoint is not None:
             set_endpoint_concurrency(calls_per_endpoint)
             if ray:  # Ray's worker processes on this machine inherit the variable
@@ -143,6 +148,10 @@ def run_from_cli(
         + (f", [red]{c['crashed']} crashed[/]" if c["crashed"] else "")
         + (f", {c['game errors']} ended in an error" if c["game errors"] else "")
     )
+    reused = sum(int(o.get("cached_calls", 0) or 0) for o in result.outcomes)
+    if reused:  # how much of the games the model cache paid for
+        made = sum(int(o.get("model_calls", 0) or 0) for o in result.outcomes)
+        console.print(f"model calls: {made} made, {reused} answers reused from the cache")
     if result.report:
         page = Path(result.report).with_suffix(".html")  # report.md and its page
         console.print(f"report: {page if page.exists() else result.report} ({result.report})")

@@ -37,6 +37,7 @@ from wargraph.evals.experiment.run import (
     finish_run,
     out_path,
     start_run,
+    with_cache,
 )
 from wargraph.evals.experiment.spec import Experiment, ExperimentError
 from wargraph.evals.experiment.stores import check_store
@@ -119,6 +120,34 @@ def write_game_files(gdir: Path, files: dict[str, bytes]) -> None:
         tmp.replace(target)
 
 
+RAY_CONNECT_S = 5.0  # a cluster's head answers a TCP connection at once
+
+
+def cluster_unreachable(address: str, timeout: float = RAY_CONNECT_S) -> str | None:
+    """Why no Ray cluster can answer at `address` (host:port, or ray://host[:port]), or None.
+    Asked with one TCP connection first: `ray.init` at an address where nothing listens kept
+    retrying for minutes (still at 500 s) while the command held the output folder's lock."""
+    import socket
+    from urllib.parse import urlsplit
+
+    client = address.startswith("ray://")
+    parts = urlsplit(address if "://" in address else f"gcs://{address}")
+    try:
+        host, port = parts.hostname, parts.port or (10001 if client else 6379)
+    except ValueError:
+        return "not an address of the form HOST:PORT or ray://HOST:PORT"
+    if not host:
+        return "not an address of the form HOST:PORT or ray://HOST:PORT"
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as err:
+        return (
+            f"no Ray cluster answers at {host}:{port} ({err.strerror or err}); start one there "
+            "(ray start --head) or give --ray auto for one on this machine"
+        )
+
+
 def connect_ray(address: str, num_cpus: int | None = None) -> bool:
     """Join the cluster at `address` ("auto": the one this machine belongs to, else a new
     local instance; "local": always a new local instance). True when this process started
@@ -134,6 +163,9 @@ def connect_ray(address: str, num_cpus: int | None = None) -> bool:
     if ray.is_initialized():
         return False
     if address not in ("auto", "local"):
+        why = cluster_unreachable(address)
+        if why:
+            raise ExperimentError(f"--ray {address}: {why}")
         try:
             ray.init(address=address, **quiet)
         except (ConnectionError, ValueError, RuntimeError) as err:
@@ -205,6 +237,7 @@ def run_experiment_on_ray(
     if not 0 < cpus_per_game <= 64:
         raise ExperimentError(f"cpus per game {cpus_per_game}: give a number in (0, 64]")
     check_store(store)
+    plans = with_cache(exp, plans, store)
     opts = TaskOptions(store, retries, cpus_per_game, worker_hook, held_wait_s)
     with folder_lock(out):
         run = start_run(exp, out, plans)

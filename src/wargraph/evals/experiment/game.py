@@ -14,6 +14,7 @@ from typing import Any
 from wargraph.evals.experiment.plan import GamePlan
 from wargraph.evals.experiment.spec import Experiment
 from wargraph.evals.judge import Measures, family_measures, judge_question, options_of
+from wargraph.models.cache import using
 from wargraph.runs.records import RecordError, load_record
 
 
@@ -106,6 +107,32 @@ def play_or_resume(
     return res.record, how
 
 
+def plays_on_models(plan: GamePlan) -> bool:
+    """Whether a seat of the game (or its default model) calls a model, not a script or a bot."""
+    from wargraph.models.chat import parse_model_ref
+    from wargraph.models.preflight import seat_models
+    from wargraph.runs.runner import check_scenario
+
+    c = plan.condition
+    scenario = check_scenario(c.scenario, c.overrides)  # compiled once per process
+    refs = seat_models(scenario, plan.game_context())
+    return any(parse_model_ref(ref).provider not in ("scripted", "bot") for ref in refs)
+
+
+def _judged(exp: Experiment, record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        judge_question(
+            record,
+            qid=q.id,
+            text=q.text,
+            options=q.options,
+            model=exp.judge_model,
+            require_evidence=exp.judge.require_evidence,
+        )
+        for q in exp.questions
+    ]
+
+
 def outcome_of_game(
     exp: Experiment,
     plan: GamePlan,
@@ -120,18 +147,8 @@ def outcome_of_game(
     error = str(record.get("error") or "")
     status = "error" if error else "done"
     if judgements is None:  # else judged before with the same questions: kept as they are
-        judgements = [
-            judge_question(
-                record,
-                qid=q.id,
-                text=q.text,
-                options=q.options,
-                model=exp.judge_model,
-                require_evidence=exp.judge.require_evidence,
-            )
-            for q in exp.questions
-            if status == "done"
-        ]
+        with using(plan.model_cache):  # the judge's answers reused too
+            judgements = _judged(exp, record) if status == "done" else []
     measures: Measures = {}
     note = ""
     if exp.measures is not False and status == "done":
@@ -160,11 +177,16 @@ def outcome_of_game(
         "measures": measures,
         "measures_note": note,
         "model_calls": sum(int(r.get("calls", 0)) for r in per_role.values()),
+        # answers reused from the model cache: no calls, no tokens paid (wargraph.models.cache)
+        "cached_calls": sum(int(r.get("cached", 0)) for r in per_role.values()),
         "tokens": sum(
             int(r.get("prompt_tokens", 0)) + int(r.get("completion_tokens", 0))
             for r in per_role.values()
         ),
         "fallbacks": int(usage.get("fallbacks", 0)),
+        # a game finished elsewhere (on a worker as its driver died) and only read back here:
+        # its calls were never counted, so 0 calls and tokens are not its cost
+        "counts_incomplete": how == "resumed" and not per_role and plays_on_models(plan),
     }
 
 

@@ -42,12 +42,16 @@ class GamePlan:
     fingerprint: str
     thread_id: str
     folder: str  # relative to the experiment's out dir
+    # where model answers are reused (wargraph.models.cache): how the game is paid for, not
+    # what it is, so neither in the fingerprint nor in the thread id
+    model_cache: str | None = None
 
     def game_context(self) -> GameContext:
         return GameContext(
             model=self.condition.model,
             role_models=dict(self.condition.role_models),
             seed=self.seed,
+            model_cache=self.model_cache,
             **self.condition.context,
         )
 

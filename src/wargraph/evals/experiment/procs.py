@@ -14,6 +14,11 @@ ends), so a killed run leaves no process behind still holding a game; the next r
 Ctrl-C reaches the driver only: the workers ignore it and stop after their current step when
 the driver says so, as games in threads do.
 
+A worker that dies (an out-of-memory kill, a crash in native code) costs the game it was
+playing and nothing else: each worker has its own pipe, so its death is that game's error
+("its worker process died"), the other workers play on, and a worker cannot be forked again
+once the driver has threads, so with every worker gone the last games play in threads here.
+
 Processes are used only where they are safe and worth it: Linux (fork), a driver with no
 other thread when the workers are forked (a fork copies no other thread, so a lock another
 thread held would stay held), more than one game at once, and no seat or judge on a model
@@ -27,15 +32,15 @@ import ctypes
 import gc
 import multiprocessing as mp
 import os
+import queue
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from wargraph.evals.experiment.game import Keys, Stopped, run_game
+from wargraph.evals.experiment.game import Keys, Stopped, plays_on_models, run_game
 from wargraph.evals.experiment.plan import GamePlan
 from wargraph.evals.experiment.spec import Experiment, Workers
 
@@ -50,26 +55,17 @@ _nodes: Any = None
 
 def cpu_only(exp: Experiment, plans: list[GamePlan]) -> bool:
     """Whether every seat of every game, and the judge, is scripted or a bot (no model)."""
-    from wargraph.kernel.context import GameContext
     from wargraph.models.chat import parse_model_ref
-    from wargraph.models.preflight import seat_models
-    from wargraph.runs.runner import check_scenario
 
-    def local(ref: str) -> bool:
-        return parse_model_ref(ref).provider in ("scripted", "bot")
-
-    if exp.questions and not local(exp.judge_model):
+    if exp.questions and parse_model_ref(exp.judge_model).provider not in ("scripted", "bot"):
         return False
     seen: set[tuple[str, str]] = set()
     for plan in plans:
-        c = plan.condition
-        key = (c.id, c.scenario)
+        key = (plan.condition.id, plan.condition.scenario)
         if key in seen:
             continue
         seen.add(key)
-        ctx: GameContext = plan.game_context()
-        scenario = check_scenario(c.scenario, c.overrides)  # compiled once per process
-        if not all(local(ref) for ref in seat_models(scenario, ctx)):
+        if plays_on_models(plan):
             return False
     return True
 
@@ -115,37 +111,115 @@ def _play(
     return (*run_game(exp, plan, out, db, keys, progress), os.getpid())
 
 
+class WorkerDied(RuntimeError):
+    """The worker process playing a game ended under it (killed, or crashed in native code)."""
+
+
+def _serve(conn: Any, stop: Any, nodes: Any, parent: int) -> None:
+    """A worker: play each game the driver sends, send back its result or what it raised."""
+    _start_worker(stop, nodes, parent)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        try:
+            result: tuple[str, Any] = ("done", _play(*job))
+        except BaseException as exc:  # noqa: BLE001 (the driver raises it in its thread)
+            result = ("raised", exc)
+        try:
+            conn.send(result)
+        except Exception as exc:  # noqa: BLE001 (an outcome or error that does not pickle)
+            conn.send(("raised", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+class _Worker:
+    def __init__(self, ctx: Any, stop: Any, nodes: Any) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(
+            target=_serve, args=(child, stop, nodes, os.getpid()), name="wargraph-game"
+        )
+        self.proc.start()
+        child.close()
+
+    def died(self) -> str:
+        self.proc.join(timeout=2)
+        code = self.proc.exitcode
+        how = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
+        return f"its worker process (pid {self.proc.pid}) died ({how}); it resumes next run"
+
+
 class GameProcesses:
     """`n` forked workers playing one game at a time each; `play` blocks a driver thread until
-    its game is over and raises what the game raised (Stopped, GameHeld, any error)."""
+    its game is over and raises what the game raised (Stopped, GameHeld, any error; WorkerDied
+    when its worker died under it)."""
 
     def __init__(self, n: int, on_node: NodeSink | None) -> None:
         ctx = mp.get_context("fork")
         self.stop = ctx.Event()
         self._nodes: Any = ctx.Queue() if on_node is not None else None
-        self.pool = ProcessPoolExecutor(
-            n,
-            mp_context=ctx,
-            initializer=_start_worker,
-            initargs=(self.stop, self._nodes, os.getpid()),
-        )
-        # a fork pool forks every worker at its first submit: here, before any thread starts.
-        # Frozen, the objects loaded so far are never scanned by a worker's garbage collector,
-        # which would copy their pages into each worker and spend its CPU on them.
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._workers: list[_Worker] = []
+        # forked here, before any thread starts, with Ctrl-C held back until each worker has
+        # set it aside (no KeyboardInterrupt traceback from a worker just born). Frozen, the
+        # objects loaded so far are never scanned by a worker's garbage collector, which would
+        # copy their pages into each worker and spend its CPU on them.
         gc.freeze()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            self.pool.submit(os.getpid).result()
+            for _ in range(n):
+                worker = _Worker(ctx, self.stop, self._nodes)
+                self._workers.append(worker)
+                self._idle.put(worker)
+        except OSError:
+            self.close(kill=True)
+            raise
         finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             gc.unfreeze()
         self._on_node = on_node
         self._relay = threading.Thread(target=self._relay_nodes, daemon=True, name="game-steps")
         if self._nodes is not None:
             self._relay.start()
 
+    def _alive(self) -> bool:
+        return any(w.proc.is_alive() for w in self._workers)
+
     def play(
         self, exp: Experiment, plan: GamePlan, out: Path, db: str | Path, keys: Keys
     ) -> tuple[dict[str, Any], str, int]:
-        return self.pool.submit(_play, exp, plan, out, db, keys).result()
+        while True:
+            try:
+                worker = self._idle.get(timeout=0.5)
+            except queue.Empty:
+                if self._alive():
+                    continue
+                # every worker is gone and none can be forked now: the game plays here
+                return (*run_game(exp, plan, out, db, keys, self._progress(plan)), os.getpid())
+            try:
+                worker.conn.send((exp, plan, out, db, keys))
+            except (BrokenPipeError, ConnectionError, EOFError):
+                continue  # died idle: the game never started there, another worker plays it
+            try:
+                kind, value = worker.conn.recv()
+            except (EOFError, OSError):
+                raise WorkerDied(worker.died()) from None
+            self._idle.put(worker)
+            if kind == "raised":
+                raise value
+            return tuple(value)
+
+    def _progress(self, plan: GamePlan) -> Callable[[str, dict[str, Any]], None]:
+        def progress(node: str, _values: dict[str, Any]) -> None:
+            if self.stop.is_set():
+                raise Stopped()
+            if self._on_node is not None:
+                self._on_node(plan.thread_id, node)
+
+        return progress
 
     def _relay_nodes(self) -> None:
         while True:
@@ -160,15 +234,20 @@ class GameProcesses:
     def close(self, *, kill: bool = False) -> None:
         """Wait for the workers (or, with `kill`, end them where they are: their games keep
         the checkpoints they committed and resume next time), then stop relaying."""
-        pool = self.pool
-        if kill:
-            for proc in list(getattr(pool, "_processes", {}).values()):
+        for worker in self._workers:
+            if kill:
                 with contextlib.suppress(Exception):
-                    proc.kill()
-        pool.shutdown(wait=True, cancel_futures=True)
+                    worker.proc.kill()
+            else:
+                with contextlib.suppress(Exception):
+                    worker.conn.send(None)
+        for worker in self._workers:
+            worker.proc.join()
+            worker.conn.close()
         if self._nodes is not None:
             self._nodes.put(None)
-            self._relay.join(timeout=5)
+            if self._relay.is_alive():
+                self._relay.join(timeout=5)
             self._nodes.close()
 
 

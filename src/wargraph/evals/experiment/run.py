@@ -7,7 +7,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from wargraph.evals.experiment.progress import ProgressView
 from wargraph.evals.experiment.spec import Experiment, Workers
 from wargraph.evals.experiment.stores import check_store
 from wargraph.evals.judge import options_of
+from wargraph.models import cache as model_cache
 from wargraph.store.lease import GameHeld
 
 
@@ -164,6 +165,7 @@ def run_experiment(
     plans = plan_games(exp) if plans is None else plans
     store = db if db is not None else out / "checkpoints.sqlite"
     check_store(store)
+    plans = with_cache(exp, plans, store)
     with folder_lock(out):
         run = start_run(exp, out, plans)
         return _run_threads(
@@ -179,6 +181,16 @@ def run_experiment(
             pages,
             workers or exp.workers,
         )
+
+
+def with_cache(exp: Experiment, plans: list[GamePlan], store: str | Path) -> list[GamePlan]:
+    """The plans with the experiment's model cache (`cache:`; wargraph.models.cache), opened
+    first so that a bad location fails once, in one line, before any game."""
+    answers = model_cache.location(exp.cache, store)
+    if not answers:
+        return plans
+    model_cache.check(answers)
+    return [replace(p, model_cache=answers) for p in plans]
 
 
 def _run_threads(

@@ -107,6 +107,9 @@ class Experiment(BaseModel):
     measures: bool | list[str] = True
     compare: list[tuple[str, str]] = Field(default_factory=list)
     langsmith: bool = True  # log as a LangSmith experiment when LANGSMITH_API_KEY is set
+    # reuse model answers (wargraph.models.cache): true keeps them in the games' store, or a
+    # SQLite file / postgresql:// URL (relative paths: from where wargraph runs)
+    cache: bool | str = False
 
     # where relative scenario paths are looked up (the experiment file's folder)
     base_dir: str = Field(default=".", exclude=True)

@@ -27,8 +27,9 @@ def run_from_cli(
     only_report: bool = False,
     pages: bool = False,
     console: Any = None,
+    cache: bool | str | None = None,
 ) -> int:
-    """Exit code: 0 done, 1 some games crashed or wait for a person, 2 bad input, 130
+    """`cache`: reuse model answers (as an experiment's). Exit code: 0 done, 1 some games crashed or wait for a person, 2 bad input, 130
     interrupted (run the same command again to resume)."""
     import os
 
@@ -43,6 +44,8 @@ def run_from_cli(
             if not 1 <= concurrency <= 64:
                 raise ExperimentError(f"--concurrency {concurrency}: expected 1 to 64")
             t = t.model_copy(update={"concurrency": concurrency})
+        if cache is not None:
+            t = t.model_copy(update={"cache": cache})
         if calls_per_endpoint is not None:
             set_endpoint_concurrency(calls_per_endpoint)
             if ray:
@@ -76,6 +79,8 @@ def run_from_cli(
     for row in result.standing_lines():
         console.print(escape(row), highlight=False)
     console.print(f"stopped: {escape(result.stopped_by)}")
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     if result.people:
         console.print("games waiting for a person (play each, then run the tournament again):")
         for line in result.people:

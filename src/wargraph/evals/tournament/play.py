@@ -122,6 +122,7 @@ def experiment_of(t: Tournament) -> Experiment:
         measures=True,
         langsmith=False,
         base_dir=t.base_dir,
+        cache=t.cache,
     )
 
 

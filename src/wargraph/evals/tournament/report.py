@@ -80,6 +80,7 @@ def standings(s: Setup, games: list[Game], out: Path) -> Standing:
                 "scores": scores,
                 "ranking": groups,
                 "model_calls": outcome.get("model_calls", 0),
+                "cached_calls": outcome.get("cached_calls", 0),  # reused: no cost
                 "tokens": outcome.get("tokens", 0),
                 **({"free_orders": free} if (free := _free_orders(outcome, g.seats)) else {}),
             }
@@ -140,9 +141,34 @@ def _order(st: Standing) -> list[str]:
     return [n for _, n in sorted(zip(-st.fit.strength, st.fit.names, strict=True))]
 
 
+def silent_entrants(s: Setup, st: Standing) -> list[str]:
+    """A warning for each entrant on a model (not scripted, not a bot) whose every rated game
+    made no model call: its endpoint failed every call (its answers were fallbacks), so its
+    rating says nothing about the model."""
+    from wargraph.models.chat import ModelRefError, parse_model_ref
+
+    out = []
+    for name, entrant in s.tournament.entrants.items():
+        try:
+            provider = parse_model_ref(entrant.model).provider
+        except ModelRefError:
+            continue
+        games = [r for r in st.rows if name in r["seats"].values()]
+        if provider in ("scripted", "bot") or not games:
+            continue
+        if all(int(r.get("model_calls") or 0) == 0 for r in games):
+            out.append(
+                f"entrant {name} ({entrant.model}): no model call answered in its {len(games)} "
+                "game(s): every answer was a fallback, so its rating says nothing about the "
+                "model (check the endpoint: the game folders' trace.jsonl name the faults)"
+            )
+    return out
+
+
 def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
     fit = st.fit.table() if st.fit else {}
     return {
+        "warnings": silent_entrants(s, st),
         "tournament": s.tournament.name,
         "scenario": s.tournament.scenario,
         "seats": s.seats,
@@ -162,6 +188,7 @@ def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
         "missing": st.missing,
         **({"free_orders": free} if (free := free_orders_by_entrant(st.rows)) else {}),
         "model_calls": sum(int(r["model_calls"]) for r in st.rows),
+        "cached_calls": sum(int(r.get("cached_calls", 0)) for r in st.rows),
         "tokens": sum(int(r["tokens"]) for r in st.rows),
         "written": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
@@ -180,8 +207,15 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
         f"Scenario `{t.scenario}`, seats {', '.join(s.seats)}; a game is ranked by "
         + (t.score.measure if t.score.kind == "measure" else t.score.kind)
         + f". {data['games_rated']} games rated of {data['games_scheduled']} scheduled; "
-        f"stopped: {data['stopped_by']}. Model calls {data['model_calls']}, tokens {data['tokens']}.",
+        f"stopped: {data['stopped_by']}. Model calls {data['model_calls']}, tokens {data['tokens']}"
+        + (
+            f"; {data['cached_calls']} answers reused from the model cache (no cost)."
+            if data.get("cached_calls")
+            else "."
+        ),
         "",
+        *[f"**Warning:** {w}" for w in data.get("warnings", [])],
+        *([""] if data.get("warnings") else []),
         "## Leaderboard",
         "",
         "Plackett-Luce maximum likelihood (log-worth, centred; 95% bootstrap interval over "
@@ -339,11 +373,11 @@ def _link_views(st: Standing, out: Path, pages: bool) -> None:
 def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[Path]:
     """games.csv (one row per seat of each rated game: long form, ready for a data frame) and
     leaderboard.csv (strength and OpenSkill with their intervals)."""
-    import csv
+    from wargraph.evals.report_page import CsvWriter
 
     games = out / "games.csv"
     with games.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(["game", "seed", "seat", "entrant", "score", "place", "thread_id", "folder"])
         for r in st.rows:
             place = {e: i for i, grp in enumerate(r["ranking"], 1) for e in grp}
@@ -355,7 +389,7 @@ def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[
                 )  # fmt: skip
     board = out / "leaderboard.csv"
     with board.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = CsvWriter(fh)
         w.writerow(
             ["rank", "entrant", "model", "strength", "strength_lo", "strength_hi",
              "openskill_mu", "openskill_lo", "openskill_hi"]

@@ -3,7 +3,7 @@ more rotations while an adaptive tournament's top entrants are not yet apart, th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from wargraph.evals.experiment import Hooks
 from wargraph.evals.experiment.game import read_json
 from wargraph.evals.experiment.lock import folder_lock
 from wargraph.evals.tournament.ratings import plackett_luce, separated
-from wargraph.evals.tournament.report import Standing, standings, write_report
+from wargraph.evals.tournament.report import Standing, silent_entrants, standings, write_report
 from wargraph.evals.tournament.schedule import Game, rotations
 from wargraph.evals.tournament.spec import Tournament, TournamentError
 
@@ -26,6 +26,8 @@ class TournamentResult:
     counts: dict[str, int]
     report: Path
     people: list[str]
+    # what the ratings cannot say (an entrant whose every model call failed)
+    warnings: list[str] = field(default_factory=list)
 
     def standing_lines(self) -> list[str]:
         """The leaderboard in a few lines, for the terminal."""
@@ -96,8 +98,9 @@ def run_tournament(
         standing = standings(s, games, out)
         report = write_report(s, games, standing, out, stopped_by, pages=pages)
     return TournamentResult(
-        out, games, standing, stopped_by, counts, report, play.people_commands(s, games, out, db)
-    )
+        out, games, standing, stopped_by, counts, report, play.people_commands(s, games, out, db),
+        silent_entrants(s, standing),
+    )  # fmt: skip
 
 
 def _stop_reason(s: play.Setup, games: list[Game], outcomes: list[dict], out: Path) -> str:
@@ -147,7 +150,9 @@ def report_only(
     with folder_lock(out):
         standing = standings(s, games, out)
         report = write_report(s, games, standing, out, stopped_by, pages=pages)
-    return TournamentResult(out, games, standing, stopped_by, {}, report, [])
+    return TournamentResult(
+        out, games, standing, stopped_by, {}, report, [], silent_entrants(s, standing)
+    )
 
 
 __all__ = ["TournamentResult", "plackett_luce", "report_only", "run_tournament"]

@@ -113,6 +113,7 @@ class Tournament(BaseModel):
     concurrency: int = Field(default=2, ge=1, le=64)
     workers: Workers = "auto"  # threads or processes; auto: processes for bots and scripted
     bootstrap: int = Field(default=200, ge=20, le=10_000)
+    cache: bool | str = False  # reuse model answers (as an experiment's `cache:`)
 
     base_dir: str = Field(default=".", exclude=True)
 

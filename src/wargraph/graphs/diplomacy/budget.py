@@ -1,5 +1,8 @@
 """Token budgets for the sections of a power's context, enforced when the context is rendered.
 
+These are the small profile's budgets (wargraph.models.profiles): a capable seat's view is sized
+by its profile's context budget instead, every text whole (`view.power_context`).
+
 The order prompt must stay small through a whole game whatever the powers write (issue 12: at
 most 1,500 tokens through 1905 with 80-150-word diaries and messages). Each section the world
 renders has a budget (`CONTEXT_BUDGETS`, in tokens of the embedded model's tokenizer); a section
@@ -11,9 +14,12 @@ and on prose; `benchmarks/diplomacy_lean.py` counts the real tokens of every sec
 
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
+
+from wargraph.kernel.views import estimate_tokens
+
+__all__ = ["CONTEXT_BUDGETS", "estimate_tokens", "fit", "fit_lines"]
 
 # Budgets per section (the section's heading in the context). The fixed parts of an order prompt
 # take about 450 tokens (system 143, the game 62, the brief 80, the question 130) and the seat's
@@ -26,23 +32,6 @@ CONTEXT_BUDGETS: dict[str, int] = {
     "Your diary": 130,
     "Your units": 280,
 }
-
-ESTIMATE_MARGIN = 1.1
-_PIECE = re.compile(r"[A-Za-z]+|\d|[^\sA-Za-z\d]")  # words, digits one by one, signs
-_CODE = re.compile(r"\b[A-Z]{3,}\b")  # province and power codes: BUD 2 tokens, AUSTRIA 4
-_LONG = re.compile(r"[A-Za-z]{9,}")  # long words split
-
-
-@lru_cache(maxsize=8192)
-def estimate_tokens(text: str) -> int:
-    """Tokens of `text` as the embedded model counts them, estimated from its pieces (and a
-    margin: the estimate should not be below the real count, which it is for some words).
-    Cached: the same messages and diary texts are measured for every seat and step."""
-    pieces = len(_PIECE.findall(text))
-    pieces += sum((len(c) + 1) // 2 - 1 for c in _CODE.findall(text))
-    pieces += sum(len(w) // 9 for w in _LONG.findall(text) if not w.isupper())
-    return math.ceil(ESTIMATE_MARGIN * pieces) + text.count("\n")
-
 
 ELLIPSIS = " …"
 

@@ -129,10 +129,15 @@ def digest_question(table: Table, power: str, entries: list[Event], seen: list[E
     parts = []
     if digests:
         parts.append("Your earlier digest:\n" + quote(digests[-1]["text"]))
-    parts.append(
-        "Diary entries to digest:\n"
-        + "\n".join(f"{e['data']['phase']}:\n{quote(e['text'])}" for e in entries)
-    )
+    # an entry the view already shows whole (under "Your diary") is named, not shown again
+    view = table.view_text(power)
+    listed = []
+    for e in entries:
+        block = f"{e['data']['phase']}:\n{quote(e['text'])}"
+        listed.append(
+            f'{e["data"]["phase"]}: as shown above under "Your diary"' if block in view else block
+        )
+    parts.append("Diary entries to digest:\n" + "\n".join(listed))
     years = sorted({e["data"]["year"] for e in entries})
     chars = digest_chars(cfg, diary_chars(table, power))
     fallback = " ".join(e["data"]["summary"] for e in entries)[:chars]

@@ -52,6 +52,20 @@ WAIVE = "WAIVE"
 _TABLES_LOCK = threading.Lock()
 
 
+_SEASONS = {"S": 0, "F": 1, "W": 2}
+_PHASE_TYPES = {"M": 0, "R": 1, "A": 2}
+
+
+def phase_key(name: str) -> tuple[int, int, int]:
+    """Sort key for phase names: S1901M < S1901R < F1901M < F1901R < W1901A < S1902M.
+    FORMING sorts first and COMPLETED last."""
+    if name == "FORMING":
+        return (-1, 0, 0)
+    if name == "COMPLETED":
+        return (10**6, 0, 0)
+    return (int(name[1:-1]), _SEASONS.get(name[0], 9), _PHASE_TYPES.get(name[-1], 9))
+
+
 def hash_tables(map_name: str) -> None:
     """Make the engine's position-hash (Zobrist) tables of a map, once per process, the same in
     every process. The engine makes them with the first Game of a map by seeding Python's shared

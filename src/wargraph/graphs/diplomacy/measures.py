@@ -24,7 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from wargraph.graphs.diplomacy.engine import POWERS, order_type, outcome_of, phase_info
+from wargraph.graphs.diplomacy.engine import POWERS, order_type, outcome_of, phase_info, phase_key
+from wargraph.graphs.diplomacy.schemas import RELATION_VALUES
 
 __all__ = [
     "SOLO_CENTRES",
@@ -45,27 +46,7 @@ __all__ = [
 ]
 
 SOLO_CENTRES = 18
-RELATION_VALUES: dict[str, int] = {
-    "Enemy": -2,
-    "Unfriendly": -1,
-    "Neutral": 0,
-    "Friendly": 1,
-    "Ally": 2,
-}
 ORDER_TYPES: tuple[str, ...] = ("move", "hold", "support", "convoy", "build", "disband", "retreat")
-
-_SEASONS = {"S": 0, "F": 1, "W": 2}
-_PHASE_TYPES = {"M": 0, "R": 1, "A": 2}
-
-
-def phase_key(name: str) -> tuple[int, int, int]:
-    """Sort key for phase names: S1901M < S1901R < F1901M < F1901R < W1901A < S1902M.
-    FORMING sorts first and COMPLETED last."""
-    if name == "FORMING":
-        return (-1, 0, 0)
-    if name == "COMPLETED":
-        return (10**6, 0, 0)
-    return (int(name[1:-1]), _SEASONS.get(name[0], 9), _PHASE_TYPES.get(name[-1], 9))
 
 
 def _year(name: str) -> int:
@@ -326,7 +307,10 @@ def played_year(saved: Mapping[str, Any], max_year: int) -> int:
 
 def game_measures(record: Mapping[str, Any]) -> dict[str, Any]:
     """Every measure of one game, from its record: scores, centres, orders by type and power,
-    relationships over time, press volume, the secretary's work and real token use."""
+    relationships over time and their reciprocity, aggression, press volume, the secretary's
+    work and real token use."""
+    from wargraph.graphs.diplomacy.analyses import measures_of
+
     saved = saved_game_of(record)
     cfg = (record.get("scenario") or {}).get("diplomacy") or {}
     max_year = played_year(saved, int(cfg.get("max_year", 1905)))
@@ -372,6 +356,8 @@ def game_measures(record: Mapping[str, Any]) -> dict[str, Any]:
             for p in POWERS
         },
         "relationships": relationship_series(diaries),
+        # AI_Diplomacy's reciprocity and aggression (wargraph.graphs.diplomacy.analyses)
+        **measures_of(diaries, orders, saved),
         "usage": {p: usage[p] for p in sorted(usage)},
         # free orders only (`diplomacy.orders: free`): what the models wrote themselves
         **(free_order_measures(free) if (free := free_order_stats(results)) else {}),
@@ -468,6 +454,10 @@ def measures_markdown(m: Mapping[str, Any], title: str = "Diplomacy") -> str:
             )
     if m.get("free_orders"):
         lines += ["", *free_orders_markdown(m["free_orders"])]
+    if m.get("reciprocity") or m.get("aggression_detail"):
+        from wargraph.graphs.diplomacy.analyses import analyses_markdown
+
+        lines += ["", *analyses_markdown(m)]
     if m["usage"]:
         lines += [
             "",

@@ -19,6 +19,8 @@ from wargraph.seats.names import VERBATIM
 from wargraph.seats.schemas import register_schema
 
 RELATIONS: tuple[str, ...] = ("Enemy", "Unfriendly", "Neutral", "Friendly", "Ally")
+# a relationship as a number (charts, reciprocity): Enemy -2 ... Ally 2
+RELATION_VALUES: dict[str, int] = {r: i - 2 for i, r in enumerate(RELATIONS)}
 ACTIONS = ("send", STAY_SILENT)
 
 # The kernel leaves string lengths out of the grammar (llama.cpp's grammar parser fails on long

@@ -12,7 +12,7 @@ from wargraph.graphs.diplomacy.budget import CONTEXT_BUDGETS, estimate_tokens, f
 from wargraph.graphs.diplomacy.phase import info_of, legal_of, position_of
 from wargraph.graphs.diplomacy.scenario import diplomacy_scenario
 from wargraph.kernel.state import EVERYONE, Event
-from wargraph.kernel.views import quote
+from wargraph.kernel.views import counting, left_out, quote, shown
 
 if TYPE_CHECKING:
     from wargraph.kernel.table import Table
@@ -32,13 +32,17 @@ def render_talk(events: list[Event], me: str | None, budget: int | None = None) 
     share = None
     if budget is not None and events:
         share = max(budget // len(events) - 8, MESSAGE_MIN_TOKENS)
-    lines = []
+    lines: list[str] = []
+    shown_texts: list[str] = []
     for e in events:
         to = "everyone" if EVERYONE in e["audience"] else e.get("data", {}).get("to", "?")
         who = "you" if e["author"] == me else e["author"]
         text = e["text"] if share is None else fit(e["text"], share)
         lines.append(f"{who} to {'you' if to == me else to}:\n{quote(text)}")
+        shown_texts.append(text)
     if budget is None:
+        for e, text in zip(events, shown_texts, strict=True):
+            shown(e["text"], text)
         return "\n".join(lines)
     kept: list[str] = []
     used = 0
@@ -49,6 +53,8 @@ def render_talk(events: list[Event], me: str | None, budget: int | None = None) 
         kept.insert(0, line)
         used += cost
     dropped = len(lines) - len(kept)
+    for i, (e, text) in enumerate(zip(events, shown_texts, strict=True)):
+        shown(e["text"], text if i >= dropped else None)
     note = [f"({dropped} earlier message(s) not shown)"] if dropped else []
     return "\n".join(note + kept)
 
@@ -65,8 +71,9 @@ def relationships_of(seen: list[Event], power: str) -> dict[str, str]:
 def diary_text(seen: list[Event], power: str, budget: int | None = None) -> str:
     """The power's diary as it reads it: the latest yearly digest, the entries since, its goals
     and relationships. Bounded: a digest replaces the entries of the years it covers; with a
-    `budget` (tokens) the digest and the latest entry share it and earlier entries of the year
-    are left to the next digest."""
+    `budget` (tokens; the small profile's) the digest and the latest entry share it, the goals
+    are shown whole when they fit a third of it, and earlier entries of the year are left to
+    the next digest. Without one (the capable profile's) every text is whole."""
     mine = [e for e in seen if e["author"] == power and e["kind"] in ("diary", "diary_digest")]
     digests = [e for e in mine if e["kind"] == "diary_digest"]
     through = digests[-1]["data"]["through_year"] if digests else 0
@@ -77,24 +84,40 @@ def diary_text(seen: list[Event], power: str, budget: int | None = None) -> str:
     cut = (lambda text, _: text) if budget is None else fit
     room = 0 if budget is None else budget - estimate_tokens(relations) - 12
     if budget is not None and len(entries) > 1:
-        entries = entries[-1:]  # the latest entry; the digest at the year's end covers the rest
+        for e in entries[:-1]:  # the digest at the year's end covers them
+            shown(_entry_text(e), None)
+        entries = entries[-1:]
     digest_room = room // 3 if entries else room
-    goal_room = room // 6
-    entry_room = room - (digest_room if digests else 0) - (goal_room if goals else 0)
+    # goals a few words long are shown whole (up to half the room): cut to a sixth of it they
+    # said nothing ("FRANCE diary goals …")
+    goal_room = 0
+    if goals:
+        need = estimate_tokens(goals)
+        goal_room = room // 6 if need <= room // 6 else min(need, room // 2)
+    entry_room = room - (digest_room if digests else 0) - goal_room
     lines = []
     if digests:
         text = cut(digests[-1]["text"], digest_room)
+        shown(digests[-1]["text"], text)
         lines.append(f"Digest of your diary up to {through}:\n{quote(text)}")
     for e in entries:
-        d = e["data"]
-        text = d.get("summary", "")
-        if d.get("intent"):
-            text += f"\nIntent: {d['intent']}"
-        lines.append(f"{d['phase']}:\n{quote(cut(text, max(entry_room // len(entries), 1)))}")
+        text = cut(_entry_text(e), max(entry_room // len(entries), 1))
+        shown(_entry_text(e), text)
+        lines.append(f"{e['data']['phase']}:\n{quote(text)}")
     if goals:
-        lines.append(f"Your goals now:\n{quote(cut(goals, goal_room))}")
+        text = cut(goals, goal_room)
+        shown(goals, text)
+        lines.append(f"Your goals now:\n{quote(text)}")
     lines.append(relations)
     return "\n".join(lines)
+
+
+def _entry_text(entry: Event) -> str:
+    d = entry["data"]
+    text = str(d.get("summary", ""))
+    if d.get("intent"):
+        text += f"\nIntent: {d['intent']}"
+    return text
 
 
 def _provinces(order: str) -> set[str]:
@@ -140,27 +163,25 @@ def _room(section: str) -> int:
 
 
 def power_context(table: Table, power: str, seen: list[Event]) -> str:
-    """The power's view, within a token budget per section (`budget.CONTEXT_BUDGETS`): the
-    public game and board first (the same for every power, so llama.cpp reuses its KV cache
-    across seats), then what stays put during the phase (the last results as they concern the
-    power, its brief and guidance), then what grows (this phase's talks, the diary, notes).
+    """The power's view: the public game and board first (the same for every power, so
+    llama.cpp reuses its KV cache across seats), then what stays put during the phase (the last
+    results as they concern the power, its brief and guidance), then what grows (the talks, the
+    diary, notes). Under the small profile each section within its token budget
+    (`budget.CONTEXT_BUDGETS`); under the capable one every text whole within the seat's
+    context budget (`whole_context`).
 
     Built only from `seen` (view_for: the power's own and public events) and the public board."""
-    s = diplomacy_scenario(table)
+    budget = table.view_budget(power)
+    if budget is not None:
+        return whole_context(table, power, seen, budget)
     pos = position_of(table)
     budgets = CONTEXT_BUDGETS
     rnd = table.round
-    setting = next((e for e in seen if e["kind"] == "setting"), None)
     results = [e for e in seen if e["kind"] == "narration" and e["phase"] == "adjudicate"]
     public = [e for e in seen if e["round"] == rnd and e["kind"] == "message"]
     private = [e for e in public if EVERYONE not in e["audience"]]
     public = [e for e in public if EVERYONE in e["audience"]]
-    info = info_of(table)
-    # The header names the phase being played, from the engine: the scenario's title and setting
-    # may name the opening season ("Diplomacy, Spring 1901"), which later phases contradict.
-    parts = [f"# The game: Diplomacy, {phase_title(info)}"]
-    if setting:
-        parts[0] += "\n" + quote(setting["text"].partition("\n")[2] or setting["text"])
+    parts = [_game_header(table, seen)]
     board = pos.derived("board", G.render_board_compact)
     if estimate_tokens(board) > budgets["The board"]:  # not on the standard map: counts only
         board = pos.derived("board counts", lambda g: G.render_board_compact(g, units=False))
@@ -169,14 +190,9 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
         near = pos.derived(("near", power), lambda g: G.near_provinces(g, power))
         text = last_phase_text(results[-1], power, near, _room("Last phase"))
         parts.append("# Last phase\n" + quote(text))
-    brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
-    mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
-    if brief:
-        mine += "\n" + quote(brief["text"])
-    parts.append(mine)
-    guidance = s.diplomacy.instructions.get(power, "").strip()
-    if guidance:
-        parts.append("# Guidance for you (from the scenario)\n" + quote(guidance))
+    parts += _about(table, power, seen)
+    for e in _previous_talks(seen, rnd):  # counted: the lean view leaves the last phase's out
+        shown(e["text"], None)
     if public:
         # named by power even for its own: the same text for every seat
         talk = render_talk(public, None, _room("Public messages this phase"))
@@ -185,10 +201,127 @@ def power_context(table: Table, power: str, seen: list[Event]) -> str:
         talk = render_talk(private, power, _room("Your private talks this phase"))
         parts.append("# Your private talks this phase\n" + talk)
     parts.append("# Your diary (private)\n" + diary_text(seen, power, _room("Your diary")))
-    notes = [e for e in seen if e["round"] == rnd and e["kind"] == "verdict"]
-    if notes:
-        parts.append("# Notes from the secretary\n" + "\n".join(quote(e["text"]) for e in notes))
+    parts += _secretary(seen, rnd)
     return "\n\n".join(parts)
+
+
+def _game_header(table: Table, seen: list[Event]) -> str:
+    # The header names the phase being played, from the engine: the scenario's title and setting
+    # may name the opening season ("Diplomacy, Spring 1901"), which later phases contradict.
+    setting = next((e for e in seen if e["kind"] == "setting"), None)
+    head = f"# The game: Diplomacy, {phase_title(info_of(table))}"
+    if setting:
+        head += "\n" + quote(setting["text"].partition("\n")[2] or setting["text"])
+    return head
+
+
+def _about(table: Table, power: str, seen: list[Event]) -> list[str]:
+    """The power's own section (home centres, brief) and the scenario's guidance for it."""
+    info = info_of(table)
+    brief = next((e for e in seen if e["kind"] == "brief" and e["audience"] == [power]), None)
+    mine = f"# You are {power}\nYour home centres: {', '.join(sorted(info.homes.get(power, [])))}"
+    if brief:
+        mine += "\n" + quote(brief["text"])
+    out = [mine]
+    guidance = diplomacy_scenario(table).diplomacy.instructions.get(power, "").strip()
+    if guidance:
+        out.append("# Guidance for you (from the scenario)\n" + quote(guidance))
+    return out
+
+
+def _secretary(seen: list[Event], rnd: int) -> list[str]:
+    notes = [e for e in seen if e["round"] == rnd and e["kind"] == "verdict"]
+    return (
+        ["# Notes from the secretary\n" + "\n".join(quote(e["text"]) for e in notes)]
+        if notes
+        else []
+    )
+
+
+def _previous_talks(seen: list[Event], rnd: int) -> list[Event]:
+    """The messages of the last earlier phase that had talks (a winter's adjustments have none)."""
+    earlier = [e for e in seen if e["kind"] == "message" and 0 < e["round"] < rnd]
+    last = max((e["round"] for e in earlier), default=None)
+    return [e for e in earlier if e["round"] == last]
+
+
+def whole_context(table: Table, power: str, seen: list[Event], budget: int) -> str:
+    """The capable profile's view: the board, the last results in full, the power's brief, every
+    message to or from it of this phase and the previous one, its diary (digest, the entries
+    since, goals) whole. Over `budget` tokens, whole messages are left out oldest first, then
+    diary entries before the latest, and the view says how many and where they live."""
+    rnd = table.round
+    pos = position_of(table)
+    results = [e for e in seen if e["kind"] == "narration" and e["phase"] == "adjudicate"]
+    fixed = [
+        _game_header(table, seen),
+        "# The board\n" + quote(pos.derived("board", G.render_board_compact)),
+    ]
+    if results:
+        fixed.append("# Last phase\n" + quote(results[-1]["text"]))
+    fixed += _about(table, power, seen)
+    before = _previous_talks(seen, rnd)
+    now = [e for e in seen if e["round"] == rnd and e["kind"] == "message"]
+    mine = [e for e in seen if e["author"] == power and e["kind"] in ("diary", "diary_digest")]
+    digests = [e for e in mine if e["kind"] == "diary_digest"]
+    through = digests[-1]["data"]["through_year"] if digests else 0
+    entries = [e for e in mine if e["kind"] == "diary" and e["data"]["year"] > through]
+    # what may give way, oldest first; the latest diary entry, the digest and the goals never do
+    droppable = before + now + entries[:-1]
+    cost = {id(e): estimate_tokens(e["text"]) + 8 for e in droppable}
+
+    def render(kept: list[Event]) -> list[str]:
+        keep = {id(e) for e in kept}
+        parts = list(fixed)
+        gone_talk = sum(1 for e in before + now if id(e) not in keep)
+        gone_diary = sum(1 for e in entries[:-1] if id(e) not in keep)
+        if gone_talk:
+            parts.append(left_out(gone_talk, "of the talks") + "; your diary entries tell them")
+        if before:
+            phase = _phase_of(results, before[0]["round"])
+            parts += _talk_sections(
+                [e for e in before if id(e) in keep], power, f" ({phase})", "previous phase"
+            )
+        parts += _talk_sections([e for e in now if id(e) in keep], power, "", "this phase")
+        gone = {id(e) for e in entries[:-1] if id(e) not in keep}
+        diary = diary_text([e for e in seen if id(e) not in gone], power)
+        if gone_diary:
+            diary = (
+                left_out(gone_diary, "of your diary") + "; your next digest keeps them\n" + diary
+            )
+        parts.append("# Your diary (private)\n" + diary)
+        return parts + _secretary(seen, rnd)
+
+    kept = list(droppable)
+    with counting():  # a trial render: only the view as sent is counted
+        # by parts: the board, results and brief are the same texts for every ask of the phase
+        # (estimate_tokens caches them), so only what changed is measured again
+        used = sum(estimate_tokens(part) + 2 for part in render(kept))
+    while used > budget and kept:
+        used -= cost[id(kept[0])]
+        kept.pop(0)
+    for e in droppable:
+        if all(e is not k for k in kept):
+            shown(e["text"] if e["kind"] == "message" else _entry_text(e), None)
+    return "\n\n".join(render(kept))
+
+
+def _phase_of(results: list[Event], rnd: int) -> str:
+    """The engine phase of a round, from its adjudication (the round number if none)."""
+    found = next((e for e in results if e["round"] == rnd), None)
+    data = (found.get("data") if found else None) or {}
+    return str(data.get("phase") or f"round {rnd}")
+
+
+def _talk_sections(messages: list[Event], power: str, label: str, when: str) -> list[str]:
+    public = [e for e in messages if EVERYONE in e["audience"]]
+    private = [e for e in messages if EVERYONE not in e["audience"]]
+    out = []
+    if public:
+        out.append(f"# Public messages {when}{label}\n" + render_talk(public, None))
+    if private:
+        out.append(f"# Your private talks {when}{label}\n" + render_talk(private, power))
+    return out
 
 
 _SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
@@ -212,10 +345,12 @@ def units_plan(table: Table, power: str) -> tuple[str, int]:
     then the places next to each unit (with their occupants), and last the unit's support and
     convoy orders (counted, its holds and moves listed). The board, the same text for every
     power (a shared prompt prefix), is left whole. Even the least detail keeps every unit, over
-    the budget if need be."""
+    the budget if need be. The section's budget is the small profile's; a capable seat's is its
+    context budget."""
     n = diplomacy_scenario(table).diplomacy.nearest
     legal = legal_of(table, power)
-    budget = _room("Your units")
+    # a capable seat's view budget holds the most detail (its neighbours, nearest foreign units)
+    budget = table.view_budget(power) or _room("Your units")
 
     def plan(game: Any) -> tuple[str, int]:
         found = G.unit_blocks(game, power, n_foreign=n, n_centres=n, legal=legal)

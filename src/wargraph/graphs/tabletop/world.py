@@ -324,11 +324,12 @@ class Responders(Cast):
             for e in table.view(role, policy="full")
             if e["kind"] == "roll" and 0 < e["round"] < table.round and e["round"] not in shown
         ]
-        parts = [render_events(setup, current_round=table.round)] if setup else []
+        budget = table.view_budget(role)
+        parts = [render_events(setup, current_round=table.round, budget=budget)] if setup else []
         if earlier:
             parts.append(_digest(earlier))
         if rest:
-            parts.append(render_events(rest, current_round=table.round))
+            parts.append(render_events(rest, current_round=table.round, budget=budget))
         return "\n".join(parts) or render_events([])
 
 

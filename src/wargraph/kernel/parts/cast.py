@@ -37,6 +37,6 @@ class Cast:
 
     def render_view(self, table: Table, role: str, events: list[Event]) -> str:
         """The seat's context from its visible events (already cut by its memory policy)."""
-        text = render_events(events, current_round=table.round)
+        text = render_events(events, current_round=table.round, budget=table.view_budget(role))
         private = self.private_view(table, role)
         return f"{text}\n\n{private}" if private else text

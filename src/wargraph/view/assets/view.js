@@ -228,6 +228,7 @@
     head.appendChild(knew);
     box.appendChild(head);
     box.appendChild(el("div", "event-text", text(ev.text)));
+    if (ev.cut) box.appendChild(el("div", "event-cut hint", ev.cut));  // never a silent cut
     if (ev.trail && ev.trail.length) {
       // a secretary's verdict: every proposal it was given, and why it sent one back
       const ol = el("ol", "trail");
@@ -498,6 +499,20 @@
       seat, c.calls, c.prompt_tokens, c.completion_tokens, c.latency_s.toFixed(2), c.reasked, c.fallbacks, c.faults, c.other_answers || 0, (c.models || []).join(", "),
     ]);
     pane.appendChild(table(["seat", "model calls", "prompt tokens", "completion tokens", "seconds", "re-asked", "fallbacks", "faults", "answers not from a model", "models"], rows));
+    if ((d.coverage || []).length) {
+      // what each seat's views showed of the texts given to it: no cut in a view is silent
+      pane.appendChild(el("h2", "", "View coverage"));
+      const pair = (x) => x[0] + " (" + x[1] + " chars)";
+      const coverRows = d.coverage.map((c) => [
+        c.seat, c.profile, c.asks, pair([c.items, c.chars]),
+        c.share === null ? "" : (100 * c.share).toFixed(1) + "%",
+        pair(c.shortened), pair(c.dropped),
+      ]);
+      const ct = table(["seat", "profile", "asks", "texts in its views", "shown whole", "shortened", "left out"], coverRows);
+      ct.id = "coverage";
+      pane.appendChild(ct);
+      pane.appendChild(el("p", "hint", "shown whole: the share of the characters of the texts given to a seat's views (messages, plans, diary entries, goals) that its prompts showed as written"));
+    }
     pane.appendChild(el("h2", "", "Every call"));
     const shown = d.calls.filter((c) => seatVisible(c.role) || !d.seats.includes(c.role));
     const callRows = shown.slice(0, 5000).map((c) => [
