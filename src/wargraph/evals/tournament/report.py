@@ -4,7 +4,6 @@ report.html, games.csv, leaderboard.csv, summary.json, a leaderboard figure with
 from __future__ import annotations
 
 import shlex
-
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
