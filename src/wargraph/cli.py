@@ -380,7 +380,7 @@ def play(
     command: typer.Context,
     scenario: Annotated[str, typer.Argument(help="A shipped scenario name or a YAML path.")],
     model: Annotated[
-        str, typer.Option(help="embedded | scripted | gguf:PATH | openai:MODEL[@URL]")
+        str, typer.Option(help="embedded | scripted | gguf:PATH | openai:MODEL\\[@URL]")
     ] = "embedded",
     role_model: Annotated[list[str], typer.Option(help="ROLE=MODEL, repeatable.")] = [],
     rounds: Annotated[int | None, typer.Option(help="Number of moves/rounds.")] = None,
@@ -757,9 +757,13 @@ def serve(
     ] = None,
     allow_model: Annotated[list[str] | None, typer.Option(help=ALLOW_MODEL_HELP)] = None,
     db: Annotated[str | None, typer.Option(help=SERVE_DB_HELP)] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(min=1, max=256, help="Games whose steps run at once (more wait their turn)."),
+    ] = 4,
 ) -> None:
     """Start the LangGraph server (langgraph dev) offline, with the players' and facilitator's pages."""
-    _run_server("serve", host, port, config, state_dir, scenario, allow_model, db)
+    _run_server("serve", host, port, config, state_dir, scenario, allow_model, db, jobs=jobs)
 
 
 @app.command()
@@ -789,6 +793,7 @@ def _run_server(
     scenario: list[Path] | None,
     allow_model: list[str] | None,
     db: str | None,
+    **more: Any,
 ) -> NoReturn:
     try:
         module = importlib.import_module(f"wargraph.server.{mode}")
@@ -803,6 +808,7 @@ def _run_server(
             scenarios=scenario or [],
             allow_models=allow_model or [],
             db=db,
+            **more,
         )
     )
 
@@ -1051,7 +1057,7 @@ def experiment(
         str | None,
         typer.Option(
             help="Run each game as a Ray task: 'auto' (this machine's cluster, else a local "
-            "one), 'local', or a cluster ADDRESS. Needs wargraph[scale]."
+            "one), 'local', or a cluster ADDRESS. Needs wargraph\\[scale]."
         ),
     ] = None,
     cpus_per_game: Annotated[

@@ -7,12 +7,14 @@ condition, answers and measures. Three frames, joined by `folder` (the game's fo
 to DIR) and `thread_id`:
 
 - `games`: one row per game: family, scenario title, rounds, finished or not, error, token
-  use and calls, and the outcome's fields (`condition`, `run`, `answers:<question>`,
-  `measures:<name>` ...);
+  use and calls, and the outcome's fields named as the experiment's outcomes.csv names them
+  (`condition`, `run`, each axis, `answer:<question>`, `quote:<question>`, `measure:<name>` ...);
 - `events`: one row per event of every game (round, author, kind, text, who saw it, data as
   JSON text);
-- `calls`: one row per line of every game's trace (`event` is `call`, `fault` or `fallback`;
-  role, model, tokens, latency, prompt and output).
+- `calls`: one row per line of every game's trace (`event` is `call`, `fault`, `fallback`,
+  `scripted` ...; `CALL_COLUMNS`: role, task, model, prompt_tokens, completion_tokens, tokens,
+  latency_s, prompt (the messages as JSON text) and output, always there, empty where a line
+  has none).
 
 pandas is optional for wargraph: this module alone needs it (`pip install pandas`).
 
@@ -92,9 +94,34 @@ def _game_row(record: dict[str, Any], folder: str, outcome: dict[str, Any]) -> d
         "fallbacks": usage.get("fallbacks", 0),
     }
     # the outcome's own fields (condition, run, answers, measures ...), never over the record's
-    skip = {"judgements", "folder", "thread_id", "error"}
-    for key, value in flat_row({k: v for k, v in outcome.items() if k not in skip}).items():
+    for key, value in _outcome_columns(outcome).items():
         row.setdefault(key, value)
+    return row
+
+
+# An experiment's outcomes.csv names these columns in the singular (answer:conflict,
+# measure:supply_centres) and its axes plainly: the frame uses the CSV's names.
+_CSV_PREFIXES = {"answers": "answer", "measures": "measure"}
+
+
+def _outcome_columns(outcome: dict[str, Any]) -> dict[str, Any]:
+    """The outcome's fields as columns, named as outcomes.csv names them."""
+    row: dict[str, Any] = {}
+    for key, value in outcome.items():
+        if key in ("folder", "thread_id", "error"):
+            continue
+        if key == "judgements":
+            for judged in value if isinstance(value, list) else []:
+                if isinstance(judged, dict) and "id" in judged:
+                    quotes = judged.get("quotes") or []
+                    lines = [str(q.get("line", "")) for q in quotes if isinstance(q, dict)]
+                    row[f"quote:{judged['id']}"] = " / ".join(lines)
+        elif key == "levels" and isinstance(value, dict):
+            row.update(flat_row(value))  # each axis its own column, as in the CSV
+        elif key in _CSV_PREFIXES and isinstance(value, dict):
+            row.update(flat_row(value, _CSV_PREFIXES[key] + ":"))
+        else:
+            row.update(flat_row({key: value}))
     return row
 
 
@@ -122,19 +149,39 @@ def _event_rows(record: dict[str, Any], folder: str) -> list[dict[str, Any]]:
     return rows
 
 
+CALL_COLUMNS = [
+    "folder", "thread_id", "event", "role", "task", "ask_id", "round", "model",
+    "prompt_tokens", "completion_tokens", "tokens", "latency_s", "prompt", "output",
+]  # fmt: skip
+"""The calls frame's columns, always there (a scripted game's lines have no model or tokens:
+empty cells, not a missing column); a trace line's other fields follow them."""
+
+
 def _call_rows(trace: Path, folder: str, thread_id: str) -> list[dict[str, Any]]:
     rows = []
     for entry in read_trace(trace):
         row: dict[str, Any] = {"folder": folder, "thread_id": thread_id}
         for key, value in entry.items():
-            # prompts are lists of messages: one JSON text cell, not a nested object
-            row[key] = (
+            # the prompt's messages as one JSON text cell, under the name the docs give it
+            name = "prompt" if key == "messages" else key
+            row[name] = (
                 value
                 if value is None or isinstance(value, str | int | float | bool)
                 else json.dumps(value, ensure_ascii=False, default=str)
             )
+        used = [row.get(k) for k in ("prompt_tokens", "completion_tokens")]
+        if any(isinstance(n, int) for n in used):
+            row["tokens"] = sum(n for n in used if isinstance(n, int))
         rows.append(row)
     return rows
+
+
+def _calls_frame(pd: Any, calls: list[dict[str, Any]]) -> pd.DataFrame:
+    """The calls frame: the documented columns first, then any other a trace line has."""
+    extra: list[str] = []
+    for row in calls:
+        extra += [k for k in row if k not in CALL_COLUMNS and k not in extra]
+    return pd.DataFrame(calls, columns=CALL_COLUMNS + extra)
 
 
 def load(folder: str | Path) -> Results:
@@ -172,5 +219,5 @@ def load(folder: str | Path) -> Results:
     return Results(
         games=pd.DataFrame(games),
         events=pd.DataFrame(events, columns=EVENT_COLUMNS),
-        calls=pd.DataFrame(calls, columns=None if calls else ["folder", "thread_id", "event"]),
+        calls=_calls_frame(pd, calls),
     )

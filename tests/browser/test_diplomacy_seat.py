@@ -11,6 +11,7 @@ import re
 import pytest
 
 from tests.browser.test_play_in_browsers import _shot
+from tests.browser.test_room import keep_for_docs
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -72,7 +73,7 @@ def test_a_person_plays_france_to_1902_by_choosing_orders(server, browser, tmp_p
 
     # Spring 1901: the map, the units of every power, one select per unit
     ask = _next_question(page, None)
-    expect(page.locator("#round")).to_have_text("S1901M")
+    expect(page.locator("#round")).to_have_text("Spring 1901 movement (S1901M)")
     board = page.locator("#world-panel")
     expect(board.locator("img.map").first).to_be_visible()
     assert page.locator("img.map").first.evaluate("i => i.naturalWidth") > 500, "the map is empty"
@@ -90,12 +91,22 @@ def test_a_person_plays_france_to_1902_by_choosing_orders(server, browser, tmp_p
     # the orders in notation, written for a model, are folded away under their heading
     expect(page.locator("details.reference summary")).to_have_text("Your units")
     _choose(page, SPRING)
+    # the orders are drawn on the map as they are chosen: three arrows over the phase's map
+    layer = board.locator(".map-box svg.orders-layer")
+    expect(layer).to_have_attribute("data-orders", "; ".join(SPRING.values()))
+    expect(layer.locator("line[marker-end]")).to_have_count(3)
+    # ... and kept across a reload, with the arrows (a draft in this browser)
+    page.reload()
+    for unit, order in SPRING.items():
+        expect(page.locator(f"select[name='{unit}']")).to_have_value(order, timeout=WAIT_MS)
+    expect(layer).to_have_attribute("data-orders", "; ".join(SPRING.values()), timeout=WAIT_MS)
     _shot(page, tmp_path, "diplomacy-2-spring-orders")
+    keep_for_docs(page, "board", tmp_path)
     page.click("#submit")
 
     # Fall 1901: the board moved; a fleet's convoys and supports are choices too
     ask = _next_question(page, ask)
-    expect(page.locator("#round")).to_have_text("F1901M", timeout=WAIT_MS)
+    expect(page.locator("#round")).to_have_text("Fall 1901 movement (F1901M)", timeout=WAIT_MS)
     expect(board).to_contain_text("A SPA (Spain)", timeout=WAIT_MS)
     expect(board.locator("details summary")).to_contain_text("Last phase S1901M")
     groups = page.locator("select[name='F MAO'] optgroup").evaluate_all(
@@ -113,19 +124,30 @@ def test_a_person_plays_france_to_1902_by_choosing_orders(server, browser, tmp_p
 
     # Winter 1901: two builds (Spain and Portugal taken), each slot its own select
     ask = _next_question(page, ask)
-    expect(page.locator("#round")).to_have_text("W1901A", timeout=WAIT_MS)
+    expect(page.locator("#round")).to_have_text("Winter 1901 adjustments (W1901A)", timeout=WAIT_MS)
+    # the tab's title and the heading name the phase, not the scenario's "Spring 1901"
+    expect(page).to_have_title("FRANCE · Diplomacy · Winter 1901 adjustments")
+    expect(page.locator("#title")).to_have_text("Diplomacy")
     expect(board.locator("tr.mine")).to_contain_text(re.compile(r"FRANCE \(you\)\s*5"))
     builds = page.locator("#question select.choice")
     expect(builds).to_have_count(2)
     assert builds.first.input_value() == "WAIVE"  # preset: what happens without an answer
     page.select_option("select[name='build_1']", "F BRE B")
+    page.select_option("select[name='build_2']", "A BRE B")  # a second unit on Brest
+    page.click("#submit")
+    # refused with the engine's reason; what happens after the retries is said in build terms
+    ask = _next_question(page, ask)
+    question = page.locator("#question")
+    expect(question).to_contain_text("already built at BRE")
+    expect(question).to_contain_text("the build slot is waived")
+    expect(question).not_to_contain_text("the unit holds")
     page.select_option("select[name='build_2']", "A MAR B")
     _shot(page, tmp_path, "diplomacy-4-builds")
     page.click("#submit")
 
     # the game ends after 1901 (the facilitator's last year) and stands at 1902
     expect(page.locator("#status")).to_have_text("over", timeout=WAIT_MS)
-    expect(page.locator("#round")).to_have_text("S1902M")
+    expect(page.locator("#round")).to_have_text("Spring 1902 movement (S1902M)")
     expect(board).to_contain_text("the end of the game (S1902M)", timeout=WAIT_MS)
     mine = board.locator("tr.mine")
     expect(mine).to_contain_text("F BRE (Brest)")

@@ -148,8 +148,10 @@ def test_a_person_plays_france_and_writes_messages_in_rows(server, browser, tmp_
     page.goto(link.input_value())
     expect(page.locator("#status")).to_have_text("your turn", timeout=WAIT_MS)
     expect(page.locator("#question")).to_contain_text("negotiation round 1 of 2")
-    expect(page.locator("#round")).to_have_text("S1901M")  # not "Round 1 of 200"
-    expect(fpage.locator("#game-info")).to_contain_text("diplomacy · S1901M")
+    expect(page.locator("#round")).to_have_text(
+        "Spring 1901 movement (S1901M)"
+    )  # not "Round 1 of 200"
+    expect(fpage.locator("#game-info")).to_contain_text("Spring 1901 movement (S1901M)")
     assert page.locator("#question textarea.json").count() == 0, "messages as a JSON box"
     page.select_option("#field-messages-1-to", "ENGLAND")
     page.fill("#field-messages-1-text", "CANARY-FR-1: the Channel stays empty; agreed?")
@@ -163,6 +165,14 @@ def test_a_person_plays_france_and_writes_messages_in_rows(server, browser, tmp_
     events = page.locator("#events")
     expect(events).to_contain_text("CANARY-FR-1: the Channel stays empty", timeout=WAIT_MS)
     expect(events).to_contain_text("France wants Iberia, nothing more.")
+    # press as conversations: one with England, one with everyone
+    press = page.locator("#press-panel")
+    expect(press.locator("details.talk[data-with='ENGLAND'] .bubble.mine")).to_contain_text(
+        "CANARY-FR-1"
+    )
+    expect(press.locator("details.talk[data-with='Everyone'] .bubble.mine")).to_contain_text(
+        "France wants Iberia"
+    )
     # the next question is the second round of talks, its form fresh
     expect(page.locator("#question")).to_contain_text("negotiation round 2", timeout=WAIT_MS)
     expect(page.locator("#field-messages-1-text")).to_have_value("")

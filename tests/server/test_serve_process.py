@@ -37,8 +37,8 @@ def _serve(state: Path, port: int, log: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "WARGRAPH_SECRET"}
     return subprocess.Popen(
         [sys.executable, "-c", code],
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("wb"),
+        stdout=log.open("wb"),  # the links
+        stderr=log.with_suffix(".err").open("wb"),  # serve's own notes
         env=env,
         start_new_session=True,
         preexec_fn=_ignore_sigint,
@@ -50,7 +50,7 @@ def _link(log: Path) -> tuple[str, str]:
         m = LINK.search(log.read_text(errors="replace"))
         return m.groups() if m else None
 
-    return wait_for(found, "the facilitator link on stderr", timeout=60)
+    return wait_for(found, "the facilitator link on stdout", timeout=60)
 
 
 def _interrupt(proc: subprocess.Popen, signum: int = signal.SIGINT) -> int:
@@ -77,7 +77,9 @@ def test_serve_in_the_foreground_and_restart_in_the_same_state_folder(tmp_path):
         # server refuses) and log went to the state folder's server.log, not the terminal
         printed = (tmp_path / "first.log").read_text(errors="replace")
         assert printed.rstrip("\n").split("\n")[-1] == f"{url}/facilitator#token={token}"
-        assert "smith.langchain.com" not in printed and "Welcome to" not in printed
+        notes = (tmp_path / "first.err").read_text(errors="replace")
+        for said in (printed, notes):
+            assert "smith.langchain.com" not in said and "Welcome to" not in said
         assert "\x1b[" not in printed.rstrip("\n").split("\n")[-1]
         assert "smith.langchain.com" in (state / "server.log").read_text(errors="replace")
         with httpx.Client(base_url=url, timeout=30) as client:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from langgraph.types import Command
 
 import wargraph.graphs.crisis.graph as crisis
 from wargraph.kernel.context import GameContext
+from wargraph.kernel.graphkit import WrongSeats
 from wargraph.kernel.scenario import load_scenario
 from wargraph.runs.trace import read_trace
 
@@ -192,6 +194,9 @@ def test_bad_inline_scenario_in_graph_input_is_a_clear_error():
     g = crisis.builder.compile()
     out = g.invoke({"scenario": {"title": "x"}}, context=GameContext(model="scripted"))
     assert "setting" in out["error"] and out["done"]
+    # a graph built for other seats raises (a LangGraph user expects an exception), naming both
     other = load_scenario("summit").model_dump()
-    out = g.invoke({"scenario": other}, context=GameContext(model="scripted"))
-    assert "built for the seats" in out["error"]
+    with pytest.raises(
+        WrongSeats, match=r"built for the seats \['azuristan'.*graphs\.<family>\.build"
+    ):
+        g.invoke({"scenario": other}, context=GameContext(model="scripted"))

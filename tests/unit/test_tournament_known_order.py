@@ -52,6 +52,12 @@ def test_known_order_is_recovered_with_separated_intervals(diplomacy):
     report = (out / "report.md").read_text(encoding="utf-8")
     assert all(row["view"] is None for row in summary["games"])
     assert not list(out.rglob("view.html")) and "--report-only --pages" in report
+    # each game's row says how to write its page instead of "–"
+    table = report.split("## Games", 1)[1].splitlines()
+    rows = [line for line in table if line.startswith("| ") and not line.startswith("| game")]
+    assert len(rows) == 18 and not any(line.endswith("| – |") for line in rows)
+    for row in summary["games"]:
+        assert f"| `wargraph view {out / row['folder']}` |" in report
 
 
 def test_report_only_rebuilds_from_stored_games(diplomacy, monkeypatch):

@@ -80,6 +80,10 @@ def opening_events(scenario: Scenario) -> list:
     return events
 
 
+class WrongSeats(ValueError):
+    """A game graph invoked on a scenario with seats it was not built for."""
+
+
 def make_setup(roster: list[str], first: str, world: World) -> Callable:
     def setup(state: GameInput, runtime: Runtime[GameContext]) -> dict[str, Any]:
         if state.get("spec"):  # resumed or forked games keep their scenario
@@ -94,15 +98,12 @@ def make_setup(roster: list[str], first: str, world: World) -> Callable:
             return {"error": str(err), "done": True, "next": END, "asks": []}
         missing = sorted(set(scenario.roles) - set(roster))
         if missing:
-            return {
-                "error": (
-                    f"this graph was built for the seats {sorted(roster)}; the scenario also has "
-                    f"{missing}. Build the graph for this scenario (graphs.<family>.build(scenario))."
-                ),
-                "done": True,
-                "next": END,
-                "asks": [],
-            }
+            # A mistake in the caller's code, not a game that went wrong: raised, as a LangGraph
+            # user expects, rather than a normal return with 0 events and state["error"].
+            raise WrongSeats(
+                f"this graph was built for the seats {sorted(roster)}; the scenario also has "
+                f"{missing}. Build the graph for this scenario (graphs.<family>.build(scenario))."
+            )
         update: KitState = {
             "spec": scenario.model_dump(),
             "round": 1,

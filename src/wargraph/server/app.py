@@ -12,6 +12,7 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from wargraph.server.custom_app import custom_app
+from wargraph.server.deadlines import set_deadline
 from wargraph.server.facilitator_api import create_game, game_detail, game_record, list_games
 from wargraph.server.facilitator_api import scenarios as list_scenarios
 from wargraph.server.pages import facilitator_page, favicon, home, play_page, web_file
@@ -34,6 +35,7 @@ app = custom_app(
         Route("/wargraph/graphs", create_game, methods=["POST"]),
         Route("/wargraph/graphs/{thread_id}", game_detail, methods=["GET"]),
         Route("/wargraph/graphs/{thread_id}/record", game_record, methods=["GET"]),
+        Route("/wargraph/graphs/{thread_id}/deadline", set_deadline, methods=["POST"]),
         Route("/view", view_page, methods=["GET"]),
         Route("/wargraph/graphs/{thread_id}/view-data", view_data, methods=["GET"]),
     ],

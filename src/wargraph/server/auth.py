@@ -13,7 +13,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from wargraph.server.seats import FACILITATOR, TokenError, bearer, check_token
+from wargraph.server.seats import FACILITATOR, TOKEN_WHERE, TokenError, bearer, check_token
 
 auth = Auth()
 
@@ -26,7 +26,7 @@ async def authenticate(headers: dict[bytes, bytes] | None) -> Auth.types.Minimal
         raise Auth.exceptions.HTTPException(
             status_code=401,
             detail=f"{err}. The LangGraph API takes the facilitator's token as "
-            "Authorization: Bearer <token> (wargraph serve prints it)",
+            f"Authorization: Bearer <token>: {TOKEN_WHERE}",
         ) from None
     if holder.kind != FACILITATOR:
         # A seat token is valid, but not here: the whole API would show every seat's secrets.

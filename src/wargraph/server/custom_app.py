@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
@@ -28,7 +29,7 @@ from wargraph.kernel.graphkit import BadStateEdit
 from wargraph.server.api import json_response
 from wargraph.server.endpoints import enforce
 from wargraph.server.guard import Guard
-from wargraph.server.seats import SECRET_ENV, facilitator_token
+from wargraph.server.seats import SECRET_ENV, TOKEN_LINE, facilitator_token
 from wargraph.server.steps import use_step_threads
 from wargraph.store.errors import GameHeld, HistoryInUse
 
@@ -47,7 +48,17 @@ def lifespan(*, seat_links: bool) -> Lifespan:
         enforce()  # models only from the operator's allow-list
         use_step_threads()  # sync steps of every run in flight: more than the default six
         if seat_links and not os.environ.get(SECRET_ENV):
-            # A bare `langgraph dev` (not `wargraph serve`): the key is new each start; say so.
+            # A bare `langgraph dev` (not `wargraph serve`): the key is new each start. The
+            # token goes on a plain line of the server's output (a structured log line hides
+            # it), which the API's 401 names.
+            base = os.environ.get("LANGGRAPH_API_URL", "").rstrip("/")
+            print(
+                f"{TOKEN_LINE} {facilitator_token()} (Authorization: Bearer <token>; new at each "
+                f"start: set {SECRET_ENV} to keep it and the seat links). Facilitator page: "
+                f"{base}/facilitator#token={facilitator_token()}",
+                file=sys.stderr,
+                flush=True,
+            )
             log.warning(
                 "wargraph: %s is not set; seat links last until this server stops. "
                 "Facilitator page: /facilitator#token=%s",

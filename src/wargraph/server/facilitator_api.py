@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -29,8 +30,10 @@ from wargraph.server.api import (
     route,
     thread_id_of,
 )
+from wargraph.server.deadlines import deadline_of, phase_key
 from wargraph.server.games import (
     client,
+    family_moment,
     moment_of,
     people,
     public_event,
@@ -341,24 +344,41 @@ async def create_game(request: Request) -> Response:
 async def list_games(request: Request) -> Response:
     facilitator_of(request)
     threads = await client().threads.search(limit=100, sort_by="created_at", sort_order="desc")
-    games = []
-    for t in threads:
-        wg = wargraph_meta(t)
-        stored = t.get("values")
-        values = stored if isinstance(stored, dict) else {}
-        spec = values.get("spec") or {}
-        games.append(
-            {
-                "thread_id": t["thread_id"],
-                "title": wg.get("title") or spec.get("title") or "(not started)",
-                "family": wg.get("family") or (t.get("metadata") or {}).get("graph_id", ""),
-                "status": t.get("status"),
-                "round": values.get("round", 0),
-                "done": bool(values.get("done")),
-                "created_at": str(t.get("created_at", "")),
-            }
-        )
+    games = await asyncio.to_thread(lambda: [_listed(t) for t in threads])
     return json_response({"games": games})
+
+
+def _listed(t: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's row in the list: what tells it apart from the others (its id, when it started,
+    where it stands in its own terms) and who it waits for. Sync (a family hook reads the
+    state)."""
+    wg = wargraph_meta(t)
+    stored = t.get("values")
+    values = stored if isinstance(stored, dict) else {}
+    spec = values.get("spec") or {}
+    family = wg.get("family") or (t.get("metadata") or {}).get("graph_id", "")
+    asked = t.get("interrupts")
+    waiting = [
+        i["value"]["seat"]
+        for found in (asked.values() if isinstance(asked, dict) else [])
+        for i in found or []
+        if isinstance(i, dict) and isinstance(i.get("value"), dict) and i["value"].get("seat")
+    ]
+    rounds = spec.get("rounds") if isinstance(spec, dict) else None
+    return {
+        "thread_id": t["thread_id"],
+        "title": wg.get("title") or spec.get("title") or "(not started)",
+        "family": family,
+        "status": t.get("status"),
+        "round": values.get("round", 0),
+        "rounds": rounds if isinstance(rounds, int) else None,
+        "moment": family_moment(family, values) if family and values else "",
+        "waiting_for": list(dict.fromkeys(waiting)),
+        "humans": list((wg.get("context") or {}).get("humans") or []),
+        "done": bool(values.get("done")),
+        "error": bool(values.get("error")),
+        "created_at": str(t.get("created_at", "")),
+    }
 
 
 def _seats(
@@ -410,6 +430,7 @@ async def game_detail(request: Request) -> Response:
     return json_response(
         {
             "thread_id": thread_id,
+            "created_at": str(game["thread"].get("created_at", "")),
             "title": sc.title if sc is not None else wg.get("title", ""),
             "family": sc.family if sc is not None else wg.get("family", ""),
             "status": status_of(game),
@@ -421,6 +442,9 @@ async def game_detail(request: Request) -> Response:
             "error": values.get("error", ""),
             "seats": seats,
             "waiting_for": [s["seat"] for s in seats if s["waiting"]],
+            "deadline": None
+            if values.get("done")
+            else deadline_of(game["thread"], phase_key(moment, values)),
             "events": [public_event(e) for e in values.get("events") or []],
         }
     )

@@ -125,12 +125,15 @@ def stored_scenario(values: dict[str, Any]) -> Scenario | None:
 def moment_of(sc: Scenario | None, values: dict[str, Any]) -> str:
     """Where the game stands in its family's own terms (Diplomacy: the engine phase, S1901M),
     from the family's `checkpoint_label`; "" for families that count rounds. Sync."""
+    return family_moment(sc.family, values) if sc is not None else ""
+
+
+def family_moment(family: str, values: dict[str, Any]) -> str:
+    """`moment_of` for a family named without its scenario (the games list). Sync."""
     from wargraph.kernel.families import FamilyError, attribute
 
-    if sc is None:
-        return ""
     try:
-        label = attribute(sc.family, "checkpoint_label")
+        label = attribute(family, "checkpoint_label")
         return str(label(values) or "") if label else ""
     except (FamilyError, KeyError, TypeError, ValueError):
         return ""  # a state the hook cannot read: the round is still shown

@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wargraph.server.api import MAX_BODY, ApiError, json_response, parse_json
-from wargraph.server.seats import FACILITATOR, TokenError, bearer, check_token
+from wargraph.server.seats import FACILITATOR, TOKEN_WHERE, TokenError, bearer, check_token
 from wargraph.server.settings import RUN_PATH, STATE_PATH, missing_checkpoint, settle
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def foreign_origin(scope: Scope, headers: Headers) -> str | None:
 def _meta_refusal(headers: Headers) -> JSONResponse | None:
     what = (
         "the API description (/openapi.json, /docs, /info, /metrics) needs the facilitator's "
-        "token: send Authorization: Bearer <token> (wargraph serve prints it)"
+        f"token: send Authorization: Bearer <token>: {TOKEN_WHERE}"
     )
     try:
         holder = check_token(bearer(dict(headers)))

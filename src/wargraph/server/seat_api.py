@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wargraph.server.api import ApiError, body_of, holder_of, json_response, route, seat_target
+from wargraph.server.deadlines import deadline_of, phase_key
 from wargraph.server.games import (
     client,
     lock,
@@ -79,6 +80,10 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
         "questions": mine,
         # the key of the seat's world panels (GET /wargraph/seat/world), None without any
         "world": world[0] if world is not None else None,
+        # the facilitator's deadline for this phase (advisory), None without one
+        "deadline": None
+        if status == "over"
+        else deadline_of(game["thread"], phase_key(moment, values)),
     }
 
 

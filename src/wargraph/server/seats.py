@@ -25,6 +25,11 @@ _MAC_CHARS = 32  # 128 bits of HMAC-SHA256, hex
 _MAX_TOKEN = 2048
 
 _generated: str | None = None
+TOKEN_LINE = "wargraph: facilitator token:"  # a bare `langgraph dev` prints it at startup
+TOKEN_WHERE = (
+    "`wargraph serve` prints it (API: and the facilitator link's #token=); a bare "
+    f"`langgraph dev` prints it at startup on its line starting {TOKEN_LINE!r}"
+)
 MALFORMED = "malformed token: copy the whole link you were given, or ask the facilitator for it"
 INVALID = (
     "invalid token: it was not made by this server (or its secret changed); "

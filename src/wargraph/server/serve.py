@@ -43,6 +43,8 @@ from wargraph.server.seats import SECRET_ENV, facilitator_token, new_secret
 DEFAULT_STATE_DIR = ".wargraph-server"
 SERVER_LOG = "server.log"  # the LangGraph server's own output under `serve` (in its state folder)
 START_TIMEOUT_S = 60.0
+DEFAULT_JOBS = 4  # games whose steps run at once (`--jobs`; langgraph dev's --n-jobs-per-worker)
+MAX_JOBS = 256
 
 DEFAULT_CONFIG: dict[str, Any] = {
     "dependencies": ["."],
@@ -287,7 +289,7 @@ def start(
     state_dir: str | Path | None = None,
     log_path: str | Path | None = None,
     log_level: str = "WARNING",
-    jobs: int = 4,
+    jobs: int = DEFAULT_JOBS,
     scenarios: list[str | Path] | None = None,
     read_timeout: float | None = None,
     studio: bool = False,
@@ -433,13 +435,19 @@ def serve(
     scenarios: list[str | Path] | None = None,
     allow_models: list[str] | None = None,
     db: str | Path | None = None,
+    jobs: int = DEFAULT_JOBS,
 ) -> int:
-    """Run the server in the foreground until Ctrl-C; print the facilitator's link as the last
-    line. The LangGraph server's own output (its banner, which advertises a Studio link this
-    server refuses, and its log) goes to `server.log` in the state folder."""
+    """Run the server in the foreground until Ctrl-C. The links go to stdout, the facilitator's
+    alone on the last line; what `serve` says about itself goes to stderr, and the LangGraph
+    server's own output (its banner, which advertises a Studio link this server refuses, and
+    its log) to `server.log` in the state folder. `jobs`: games whose steps run at once."""
     from rich.console import Console
 
     console = Console(stderr=True)
+    links = Console(highlight=False, soft_wrap=True)  # stdout: what a person or script keeps
+    if not 1 <= jobs <= MAX_JOBS:
+        console.print(f"[bold red]error:[/] --jobs: from 1 to {MAX_JOBS}, not {jobs}")
+        return 2
     if not is_loopback(host):
         console.print(
             f"[yellow]warning:[/] serving on {host}: links carry the players' tokens over plain "
@@ -455,14 +463,20 @@ def serve(
             console.print(f"Games kept in {describe(db)} (wargraph games --db)", highlight=False)
         console.print(
             f"API: Authorization: Bearer {server.facilitator_token}\n"
-            f"State: {server.state_dir}   Log: {server.log_path}   Stop: Ctrl-C\n"
-            "Facilitator page (keep this link to yourself):",
+            f"State: {server.state_dir}   Log: {server.log_path}   Games at once: {jobs}   "
+            "Stop: Ctrl-C",
             highlight=False,
             soft_wrap=True,
         )
-        # the link alone on the last line, no colour or indent: a terminal makes it clickable
-        # and a script reads it with `tail -1`
-        console.out(server.facilitator_link, highlight=False)
+        # The links on stdout, plain: the facilitator's alone on the last line, no colour or
+        # indent, so a terminal makes it clickable and a script reads it with `tail -1`.
+        links.out(
+            f"Players' page: {server.url}/play (each person's own link, which opens only their "
+            "seat, is on the facilitator page once a game starts)\n"
+            "Facilitator page (keep this link to yourself):\n"
+            f"{server.facilitator_link}"
+        )
+        sys.stdout.flush()
 
     # start() makes the folder (after its checks) before it opens the log there
     folder = Path(state_dir or DEFAULT_STATE_DIR).resolve()
@@ -478,6 +492,7 @@ def serve(
         scenarios=scenarios,
         allow_models=allow_models,
         db=db,
+        jobs=jobs,
     )
 
 

@@ -401,5 +401,80 @@ const WG = (() => {
     return { fields, read, choices: anyChoices };
   }
 
-  return { readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel, reflow };
+  // A family's name for where the game stands, in words where the page knows its notation
+  // (Diplomacy's engine phase S1901M: "Spring 1901 movement"); else as the family gives it.
+  const SEASONS = { S: "Spring", F: "Fall", W: "Winter" };
+  const PHASE_KINDS = { M: "movement", R: "retreats", A: "adjustments" };
+  function phaseWords(moment) {
+    const m = /^([SFW])(\d{4})([MRA])$/.exec(String(moment || ""));
+    return m ? SEASONS[m[1]] + " " + m[2] + " " + PHASE_KINDS[m[3]] : String(moment || "");
+  }
+
+  // Where a game stands: its phase in words, else its round ("round 2 of 5").
+  function whereNow(g) {
+    if (g.moment) return phaseWords(g.moment);
+    if (!g.round) return g.done ? "" : "setting up";
+    return "round " + g.round + (g.rounds ? " of " + g.rounds : "");
+  }
+
+  // A scenario's title may name its opening moment ("Diplomacy, Spring 1901"), which later
+  // phases contradict: with a phase known, the title goes without it.
+  function gameTitle(title, moment) {
+    const bare = String(title || "");
+    if (!moment) return bare;
+    return bare.replace(/,?\s*(Spring|Summer|Autumn|Fall|Winter)\s+\d{3,4}$/, "") || bare;
+  }
+
+  // "14:05" today, else "28 Nov 14:05": when a game was started, in the reader's time.
+  function startedAt(iso) {
+    const when = new Date(iso);
+    if (Number.isNaN(when.getTime())) return "";
+    const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    if (when.toDateString() === new Date().toDateString()) return time;
+    return when.toLocaleDateString([], { day: "numeric", month: "short" }) + " " + time;
+  }
+
+  // A phase deadline's clock in `node`, ticking each second from the server's seconds_left
+  // (not from this computer's clock, which may be off). `show(deadline)` with the payload's
+  // deadline (or null: none); `onChange(state)` hears "none", "running" or "passed".
+  function deadlineClock(node, onChange) {
+    let end = null;
+    let phase = "";
+    let timer = null;
+    let state = "none";
+    function tick() {
+      if (end === null) {
+        node.textContent = "";
+        node.dataset.state = "none";
+      } else {
+        const left = Math.max(0, Math.round((end - performance.now()) / 1000));
+        const mm = Math.floor(left / 60);
+        const ss = String(left % 60).padStart(2, "0");
+        node.dataset.state = left > 0 ? "running" : "passed";
+        node.textContent = left > 0 ? mm + ":" + ss + " left for " + phaseWords(phase) : "Time is up for " + phaseWords(phase);
+      }
+      if (node.dataset.state !== state) {
+        state = node.dataset.state;
+        if (onChange) onChange(state);
+      }
+    }
+    function show(deadline) {
+      if (deadline && typeof deadline.seconds_left === "number") {
+        end = performance.now() + deadline.seconds_left * 1000;
+        phase = deadline.phase || "";
+        if (!timer) timer = setInterval(tick, 1000);
+      } else {
+        end = null;
+        if (timer) clearInterval(timer);
+        timer = null;
+      }
+      tick();
+    }
+    return { show };
+  }
+
+  return {
+    readToken, api, el, renderEvents, buildForm, audienceLabel, fieldLabel, reflow,
+    phaseWords, whereNow, gameTitle, startedAt, deadlineClock,
+  };
 })();

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const { api, el, renderEvents } = WG;
+  const { api, el, renderEvents, whereNow, gameTitle, startedAt } = WG;
   const token = WG.readToken("wargraph.facilitator");
   const $ = (id) => document.getElementById(id);
   const POLL_MS = 2000;
@@ -126,6 +126,11 @@
 
   // --- games and the selected game ---------------------------------------------------------------
 
+  // Thread ids are time-ordered (their first digits are the start time): the last ones differ.
+  function shortId(threadId) {
+    return "…" + threadId.slice(-8);
+  }
+
   function gameStatus(g) {
     if (g.status === "idle") return g.done ? "over" : "idle";
     return { interrupted: "waiting", busy: "running" }[g.status] || g.status;
@@ -136,10 +141,15 @@
     const body = $("games");
     body.replaceChildren();
     for (const g of data.games) {
+      // Games of one scenario share a title: the short id, start time and phase tell them apart.
       const row = el("tr", { class: g.thread_id === selected ? "selected" : "", "data-thread": g.thread_id, onclick: () => select(g.thread_id) },
-        el("td", {}, el("a", { href: "#game=" + g.thread_id, text: g.title })),
+        el("td", {},
+          el("a", { href: "#game=" + g.thread_id, text: gameTitle(g.title, g.moment) }),
+          el("div", { class: "hint game-id", title: g.thread_id, text: shortId(g.thread_id) })),
+        el("td", { class: "started", title: g.created_at, text: startedAt(g.created_at) }),
+        el("td", { class: "now", text: whereNow(g) }),
         el("td", {}, el("span", { class: "pill small status-" + g.status, text: gameStatus(g) })),
-        el("td", { text: String(g.round || "") })
+        el("td", { class: "waiting-for", text: (g.waiting_for || []).join(", ") || "—" })
       );
       body.append(row);
     }
@@ -165,26 +175,51 @@
     return el("td", { class: "link-cell" }, input, copy, el("a", { href: link, target: "_blank", rel: "noopener noreferrer", text: "Open" }));
   }
 
+  // What a seat is doing now, from the game's status and the seat's open question.
+  function seatNow(g, s) {
+    const person = s.human || s.review;
+    if (s.waiting) return { state: "to-answer", short: "to answer", text: "to answer: " + s.task };
+    if (g.status === "over") return { state: "done", short: "done", text: "done: the game is over" };
+    if (g.status === "error") return { state: "error", short: "stopped", text: "stopped: the game has an error" };
+    if (g.status === "held") return { state: "held", short: "held", text: "held: played from the command line" };
+    if (g.status === "starting") return { state: "idle", short: "setting up", text: "the game is being set up" };
+    if (person && g.waiting_for.length) {
+      return { state: "done-phase", short: "answered", text: "answered; waiting for " + g.waiting_for.join(", ") };
+    }
+    if (g.status === "running") {
+      return person ? { state: "idle", short: "waiting", text: "waiting: the game is moving on" }
+        : { state: "playing", short: "AI at work", text: "AI at work (or waiting its turn)" };
+    }
+    return { state: "idle", short: person ? "waiting" : "AI", text: person ? "no question now" : "AI: answered" };
+  }
+
   async function refreshGame() {
     if (!selected) return;
     const g = await api(token, "/wargraph/graphs/" + encodeURIComponent(selected));
-    $("game-heading").textContent = g.title || "Game";
-    const rounds = g.rounds ? " of " + g.rounds : "";
+    $("game-heading").textContent = gameTitle(g.title, g.moment) || "Game";
     const waiting = g.waiting_for.length ? " · waiting for " + g.waiting_for.join(", ") : "";
-    const when = g.moment ? g.moment : "round " + g.round + rounds; // Diplomacy: S1901M
-    $("game-info").textContent = g.family + " · " + when + " · " + (g.phase || "setup") + waiting + (g.error ? " · error: " + g.error : "");
+    const when = whereNow(g) + (g.moment ? " (" + g.moment + ")" : " · " + (g.phase || "setup"));
+    $("game-info").textContent = g.family + " · game " + shortId(g.thread_id) + " · started " +
+      startedAt(g.created_at) + " · " + when + waiting + (g.error ? " · error: " + g.error : "");
     $("game-view").href = "/view#token=" + encodeURIComponent(token) + "&thread=" + encodeURIComponent(selected);
     $("game-view").hidden = false;
+    $("deadline-form").hidden = g.status === "over";
+    clock.show(g.deadline);
     $("status").textContent = g.status;
     $("status").className = "pill status-" + g.status;
     const rows = $("seat-rows");
     rows.replaceChildren();
+    const glance = $("seat-glance");
+    glance.replaceChildren();
     for (const s of g.seats) {
+      const now = seatNow(g, s);
+      glance.append(el("li", { class: "seat-chip seat-" + now.state, "data-seat": s.seat, title: now.text },
+        el("strong", { text: s.seat }), " " + now.short));
       rows.append(
         el("tr", { "data-seat": s.seat, class: s.waiting ? "waiting" : "" },
           el("td", { text: s.seat }),
           el("td", { text: s.human ? "a person" : s.review ? "AI, reviewed by a person" : "AI" }),
-          el("td", { text: s.waiting ? "to answer: " + s.task : "—" }),
+          el("td", { class: "seat-now", text: now.text }),
           linkCell(s.link)
         )
       );
@@ -194,6 +229,21 @@
       transcriptFor = selected;
     }
     renderEvents($("transcript"), g.events, null);
+  }
+
+  // --- the phase deadline -------------------------------------------------------------------
+
+  const clock = WG.deadlineClock($("deadline-now"));
+
+  async function changeDeadline(body) {
+    if (!selected) return;
+    $("deadline-error").textContent = "";
+    try {
+      const done = await api(token, "/wargraph/graphs/" + encodeURIComponent(selected) + "/deadline", { method: "POST", body });
+      clock.show(done.deadline);
+    } catch (err) {
+      $("deadline-error").textContent = err.message;
+    }
   }
 
   async function poll() {
@@ -224,6 +274,12 @@
     }
     $("scenario").addEventListener("change", renderSeats);
     $("new-game").addEventListener("submit", startGame);
+    $("deadline-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      changeDeadline({ minutes: Number($("deadline-minutes").value || 0) });
+    });
+    $("deadline-extend").addEventListener("click", () => changeDeadline({ extend: 5 }));
+    $("deadline-clear").addEventListener("click", () => changeDeadline({ minutes: 0 }));
     try {
       await loadScenarios();
     } catch (err) {

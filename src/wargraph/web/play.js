@@ -8,6 +8,7 @@
   const POLL_MS = 1500;
 
   let seat = null;
+  const clock = WG.deadlineClock($("clock"));
   let shownKey = null; // the interrupt whose form is on screen (kept while the player types)
   const submitted = new Set(); // interrupts answered from this page, waiting for the game
   let form = null;
@@ -19,9 +20,12 @@
     pill.className = "pill status-" + state.status;
     $("status-message").textContent = state.message;
     const rounds = state.rounds ? " of " + state.rounds : "";
-    // a family's own name for the moment (Diplomacy: S1901M) says more than "round 1 of 200"
-    if (state.moment) $("round").textContent = state.moment;
-    else $("round").textContent = state.round ? "Round " + state.round + rounds : "";
+    // a family's own name for the moment (Diplomacy: Spring 1901 movement, S1901M) says more
+    // than "round 1 of 200"
+    if (state.moment) {
+      const words = WG.phaseWords(state.moment);
+      $("round").textContent = words === state.moment ? words : words + " (" + state.moment + ")";
+    } else $("round").textContent = state.round ? "Round " + state.round + rounds : "";
   }
 
   function renderQuestion(state) {
@@ -33,6 +37,7 @@
         form = null;
         box.replaceChildren(el("p", { class: "idle", text: state.status === "over" ? "No more questions: the game is over." : "No question for you right now." }));
         box.dataset.idle = "1";
+        drawOrders();
       }
       return;
     }
@@ -64,6 +69,7 @@
       el("div", { class: "form-error", id: "form-error", role: "alert" }),
       button
     );
+    keepDraft(formNode, draftKey(state, q));
     const { lead, sections } = questionParts(q.question);
     const parts = [
       el("div", { class: "task", text: (q.round !== undefined && q.round !== null ? "Round " + q.round + " · " : "") + q.task }),
@@ -76,6 +82,104 @@
       formNode,
     ];
     box.replaceChildren(...parts.filter((p) => p));
+    formNode.addEventListener("change", drawOrders);
+    formNode.addEventListener("input", drawOrders);
+    drawOrders();
+  }
+
+  // --- press: the seat's messages as conversations, one per counterpart ----------------------
+
+  let pressCount = null;
+
+  // Who a message is a conversation with, from this seat's side: "Everyone" for public press,
+  // else the other seats of its audience (the author among them when it is not this seat).
+  function counterpart(e, me) {
+    const audience = e.audience || [];
+    if (audience.includes("*")) return "Everyone";
+    const others = [...new Set([e.author, ...audience])].filter((a) => a && a !== me);
+    return others.length ? others.sort().join(", ") : "Notes to yourself";
+  }
+
+  function renderPress(events, me) {
+    const messages = events.filter((e) => e.kind === "message");
+    if (pressCount === messages.length) return;
+    pressCount = messages.length;
+    const talks = new Map();
+    for (const e of messages) {
+      const who = counterpart(e, me);
+      if (!talks.has(who)) talks.set(who, []);
+      talks.get(who).push(e);
+    }
+    const open = new Set([...$("press").querySelectorAll("details[open]")].map((d) => d.dataset.with));
+    const first = pressCount > 0 && open.size === 0;
+    const nodes = [...talks.entries()].map(([who, said], i) => {
+      const last = said[said.length - 1];
+      const bubbles = said.map((e) => el("li", { class: "bubble" + (e.author === me ? " mine" : "") },
+        el("div", { class: "bubble-head", text: (e.author === me ? "you" : e.author) + " · round " + e.round }),
+        el("div", { class: "bubble-text", text: WG.reflow(e.text) })));
+      return el("details", { class: "talk", "data-with": who, open: open.has(who) || (first && i === 0) },
+        el("summary", {}, el("strong", { text: who }), " · " + said.length + (said.length === 1 ? " message" : " messages") +
+          (last.author === me ? "" : " · last from " + last.author)),
+        el("ol", { class: "conversation" }, ...bubbles));
+    });
+    $("press").replaceChildren(...nodes);
+    $("press-panel").hidden = nodes.length === 0;
+  }
+
+  // --- drafts: what a person typed or chose survives a reload (this browser only) ----------
+
+  const DRAFTS = "wargraph.draft.";
+
+  function draftKey(state, q) {
+    return DRAFTS + state.thread_id + "|" + state.seat + "|" + q.ask_id;
+  }
+
+  function formValues(formNode) {
+    const values = {};
+    for (const f of formNode.elements) {
+      if (!f.name || f.type === "submit" || f.type === "button") continue;
+      values[f.name] = f.type === "checkbox" ? f.checked : f.value;
+    }
+    return values;
+  }
+
+  // Restore a kept draft into the form (each field by name; rows beyond the first are added
+  // as needed), then keep each change. A draft of another question of this seat is dropped.
+  function keepDraft(formNode, key) {
+    const mine = key.slice(0, key.lastIndexOf("|") + 1);
+    for (let i = localStorage.length - 1; i >= 0; i--) {
+      const other = localStorage.key(i);
+      if (other && other.startsWith(mine) && other !== key) localStorage.removeItem(other);
+    }
+    let saved = null;
+    try {
+      saved = JSON.parse(localStorage.getItem(key) || "null");
+    } catch (err) {
+      saved = null;
+    }
+    if (saved && typeof saved === "object") {
+      for (const [name, value] of Object.entries(saved)) {
+        let f = formNode.elements.namedItem(name);
+        const row = /^(.+)\.(\d+)\./.exec(name);
+        while (!f && row) { // a list's row n: add rows until it exists (or none can be added)
+          const more = formNode.querySelector("#field-" + CSS.escape(row[1]) + " > button");
+          if (!more || more.hidden) break;
+          more.click();
+          f = formNode.elements.namedItem(name);
+        }
+        if (!f || f instanceof RadioNodeList) continue;
+        if (f.type === "checkbox") f.checked = Boolean(value);
+        else f.value = String(value);
+        f.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+    }
+    const save = () => localStorage.setItem(key, JSON.stringify(formValues(formNode)));
+    formNode.addEventListener("input", save);
+    formNode.addEventListener("change", save);
+  }
+
+  function dropDraft(state, q) {
+    localStorage.removeItem(draftKey(state, q));
   }
 
   // A question may carry reference blocks written for a model ("# Your units" with each unit's
@@ -95,6 +199,7 @@
   // --- the seat's world: the family's panels (a map, tables), fetched when they change -------
 
   let worldKey = null;
+  let orderMap = null; // the arrows over the phase's map (WG.orderOverlay), when it has one
   let worldBusy = false;
   const blobs = [];
 
@@ -106,7 +211,31 @@
     const img = el("img", { src: url, alt: p.title, class: "map" });
     const open = el("a", { href: url, target: "_blank", rel: "noopener", class: "hint", text: "Open the map full size" });
     if (p.folded) return el("details", { class: "panel" }, el("summary", { text: p.title }), img, open);
-    return el("figure", { class: "panel" }, el("figcaption", { text: p.title }), img, open);
+    // the phase being played: the orders being chosen are drawn over it
+    const box = el("div", { class: "map-box" }, img);
+    if (!orderMap) orderMap = WG.orderOverlay(p.svg, box);
+    return el("figure", { class: "panel" }, el("figcaption", { text: p.title }), box, open);
+  }
+
+  // The orders on the form, as the game writes them (the typed ones with their unit in front).
+  function chosenOrders() {
+    const form = document.getElementById("answer-form");
+    if (!form) return [];
+    const orders = [];
+    for (const box of form.querySelectorAll(".choice-box")) {
+      const select = box.querySelector("select.choice");
+      const typed = box.querySelector(".typed input");
+      if (select && !select.value.startsWith("\u0000")) orders.push(select.value);
+      else if (typed && typed.value.trim()) {
+        const text = typed.value.trim().toUpperCase();
+        orders.push(/^[AF] /.test(text) ? text : select.name + " " + text);
+      }
+    }
+    return orders;
+  }
+
+  function drawOrders() {
+    if (orderMap) orderMap.draw(chosenOrders());
   }
 
   function tablePanel(p) {
@@ -134,6 +263,7 @@
 
   function renderWorld(panels) {
     while (blobs.length) URL.revokeObjectURL(blobs.pop());
+    orderMap = null;
     const nodes = panels.map((p) => {
       if (p.kind === "svg" && typeof p.svg === "string") return svgPanel(p);
       if (p.kind === "table") return tablePanel(p);
@@ -155,6 +285,7 @@
       const world = await api(token, "/wargraph/seat/world");
       worldKey = world.key;
       renderWorld(world.panels || []);
+      drawOrders();
     } catch (err) {
       $("connection").textContent = "The board could not be loaded: " + err.message;
     } finally {
@@ -186,6 +317,7 @@
     try {
       submitted.add(q.key);
       const state = await api(token, "/wargraph/seat/answer", { method: "POST", body: { ask_id: q.ask_id, answer } });
+      dropDraft(state, q);
       render(state);
     } catch (err) {
       submitted.delete(q.key);
@@ -197,11 +329,17 @@
 
   function render(state) {
     seat = state.seat;
-    $("title").textContent = state.title || "wargraph";
+    const title = WG.gameTitle(state.title, state.moment) || "wargraph";
+    $("title").textContent = title;
     $("who").textContent = "Your seat: " + state.seat;
-    document.title = state.seat + " · " + (state.title || "wargraph");
+    // the phase in the tab's title: a person with many tabs sees where each game stands
+    document.title = state.seat + " · " + title + (state.moment ? " · " + WG.phaseWords(state.moment) : "");
     setStatus(state);
+    $("deadline").hidden = !state.deadline;
+    $("deadline-rule").textContent = state.deadline ? state.deadline.when_it_passes : "";
+    clock.show(state.deadline);
     renderEvents($("events"), state.events, seat);
+    renderPress(state.events, seat);
     renderQuestion(state);
     refreshWorld(state.world || null);
   }

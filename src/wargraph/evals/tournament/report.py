@@ -3,6 +3,7 @@ report.html, games.csv, leaderboard.csv, summary.json, a leaderboard figure with
 
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,7 +183,7 @@ def summary(s: Setup, st: Standing, stopped_by: str) -> dict[str, Any]:
         "pairwise": st.pairwise,
         "crosstable": st.crosstable,
         "per_seat": st.per_seat,
-        "games": st.rows,
+        "games": [{k: v for k, v in r.items() if k != "write_view"} for r in st.rows],
         "missing": st.missing,
         **({"free_orders": free} if (free := free_orders_by_entrant(st.rows)) else {}),
         "model_calls": sum(int(r["model_calls"]) for r in st.rows),
@@ -295,7 +296,7 @@ def markdown(s: Setup, st: Standing, data: dict[str, Any]) -> str:
             f"| {r['game']} | {r['seed']} | "
             + " | ".join(cells)
             + f" | {rank} | [{r['folder']}]({r['folder']}/) | "
-            + (f"[view]({r['view']})" if r.get("view") else "–")
+            + (f"[view]({r['view']})" if r.get("view") else f"`{r['write_view']}`")
             + " |"
         )
     if any(not r.get("view") for r in st.rows):
@@ -362,8 +363,10 @@ def _link_views(st: Standing, out: Path, pages: bool) -> None:
     db = str(store) if store.exists() else None
     folders = [out / r["folder"] for r in st.rows]
     views = ensure_views(folders, db=db) if pages else [fresh_view(f) for f in folders]
-    for r, view in zip(st.rows, views, strict=True):
+    for r, view, folder in zip(st.rows, views, folders, strict=True):
         r["view"] = view.relative_to(out).as_posix() if view else None
+        # a page not written: the report's cell says how to write it, not "–"
+        r["write_view"] = f"wargraph view {shlex.quote(folder.as_posix())}"
 
 
 def write_csvs(s: Setup, st: Standing, data: dict[str, Any], out: Path) -> list[Path]:

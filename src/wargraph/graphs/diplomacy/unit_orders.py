@@ -68,6 +68,7 @@ def orders_question(
             power=power,
             phase=info.name,
             refused=quote(lines),
+            after=_after_retries(info.type, legal),
             keys=", ".join(legal),
             attempt=attempt,
             limit=s.diplomacy.order_retries,
@@ -98,6 +99,18 @@ def orders_question(
         max_tokens=_orders_tokens(legal),
         facts=_bot_facts(table, power, legal),
     )
+
+
+def _after_retries(phase_type: str, legal: dict[str, list[str]]) -> str:
+    """What happens to a key still refused after the last attempt, in the phase's own terms (a
+    build slot is waived, not "held")."""
+    if phase_type == "R":
+        return "the unit disbands"
+    if phase_type == "A":
+        if any("WAIVE" in orders for orders in legal.values()):
+            return "the build slot is waived"
+        return "the engine disbands a unit of its choosing"
+    return "the unit holds"
 
 
 def _orders_tokens(legal: dict[str, list[str]]) -> int:
@@ -164,6 +177,7 @@ def free_question(
             power=power,
             phase=info.name,
             refused=quote(lines),
+            after=_after_retries(info.type, legal),
             keys=", ".join(units or keys),
             attempt=attempt,
             limit=s.diplomacy.order_retries,
