@@ -83,8 +83,9 @@ def parse_model_ref(ref: str | None) -> ModelRef:
         providers = chat_providers()
         if providers is not None and kind not in providers:
             raise ModelRefError(
-                f"model {ref!r}: unknown provider {kind!r} (LangChain's providers: "
-                f"{', '.join(sorted(providers))})"
+                f"model {ref!r}: unknown provider {kind!r}; expected embedded, scripted, "
+                "gguf:/path/to/model.gguf, openai:<model>[@<base_url>], bot:<name> or "
+                f"<provider>:<model> for one of LangChain's: {', '.join(sorted(providers))}"
             )
         if not name or (at and not url):
             raise ModelRefError(f"model {ref!r}: expected {kind}:<model>[@<base_url>]")
