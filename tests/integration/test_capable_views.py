@@ -1,6 +1,7 @@
 """What a capable seat reads (issue 39): on the tagging stand-in (tests/capable_standin.py, each
 free text it writes opens with a tag of its own) every family plays under the capable profile,
-and each text is looked for, whole, in the later prompts of every seat it was addressed to:
+and each text is looked for, whole, in the later prompts of every seat it was addressed to (a
+text holding one, as WarAgent's "France: request alliance -> ...  Message: T0039 ...", too):
 
 - every text of a round a seat could see (its own, its teams', public ones) is whole in each of
   its prompts of the next round (Diplomacy: the next phase with talks), and in its order prompts
@@ -15,6 +16,7 @@ The same check on the small profile finds texts cut, which is why it is measured
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +35,10 @@ GAMES: list[tuple[str, str, list[str]]] = [
     ("tabletop", "haiwire", ["rounds=3"]),
     ("flow", "summit", ["rounds=3"]),
     ("blotto", "blotto", ["rounds=3"]),
+    ("waragent", "wwi", ["rounds=3"]),
 ]
 PROMPTED = ("call",)
+TAG = re.compile(r"(?<![A-Za-z0-9])T\d{4} ")
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +101,9 @@ def missing_texts(result: Any, trace: list[dict[str, Any]]) -> list[tuple[str, s
 
 
 def _tagged(text: str) -> bool:
-    return len(text) > 5 and text[0] == "T" and text[1:5].isdigit()
+    """A text the stand-in wrote, or one that holds it (WarAgent: "France: request alliance ->
+    ...\nMessage: "T0039 ..."")."""
+    return TAG.search(text) is not None
 
 
 def _latest_diary(events: list[dict[str, Any]], power: str, rnd: int) -> list[dict[str, Any]]:

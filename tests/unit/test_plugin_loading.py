@@ -70,6 +70,12 @@ def test_unruly_plugins_affect_only_their_own_family(unruly, tmp_path):
         "--db", str(tmp_path / "g.sqlite"), cwd=tmp_path, timeout=60,
     )  # fmt: skip
     assert played.returncode == 0 and "Game over" in played.stdout, played.stdout + played.stderr
+    # a built-in bot is found without importing any plug-in (one hangs): a bots' game plays
+    bots = run(
+        "play", "blotto", "--model", "bot:even", "--rounds", "1",
+        "--db", str(tmp_path / "b.sqlite"), cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert bots.returncode == 0 and "Game over" in bots.stdout, bots.stdout + bots.stderr
     assert time.monotonic() - started < 120
 
     # a plug-in that exits at import: its family's game fails, naming it; exit code not 0

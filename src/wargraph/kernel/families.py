@@ -528,6 +528,17 @@ def bots() -> dict[str, tuple[str, Bot]]:
     return found
 
 
+def find_bot(name: str) -> tuple[str, Bot] | None:
+    """The bot of that name, (family, bot): the built-ins' first, so a built-in bot imports no
+    plug-in (one that hangs at import or exits cannot stop `bot:greedy`); plug-ins are imported
+    only for a name the built-ins do not have."""
+    for family in builtin_names():
+        for bot in get(family).bots:
+            if bot.name == name:
+                return family, bot
+    return bots().get(name)
+
+
 def _bot_clashes() -> dict[str, str]:
     seen: dict[str, str] = {}
     out: dict[str, str] = {}

@@ -65,10 +65,10 @@ def parse_model_ref(ref: str | None) -> ModelRef:
     if sep and kind == "gguf" and rest:
         return ModelRef("gguf", rest)
     if sep and kind == "bot":  # a scripted bot of known strength, declared by its family
-        from wargraph.kernel.families import bots
+        from wargraph.kernel.families import bots, find_bot
 
-        known = bots()
-        if rest not in known:
+        if find_bot(rest) is None:
+            known = bots()
             raise ModelRefError(
                 f"model {ref!r}: unknown bot {rest!r} (bots: {', '.join(sorted(known))})"
             )

@@ -37,24 +37,32 @@ def known() -> dict[str, str]:
     return {name: family for name, (family, _) in bots().items()}
 
 
+def _found(name: str) -> tuple[str, Any]:
+    """(family, bot) of that name, a built-in's without importing any plug-in; ValueError
+    listing the known bots."""
+    from wargraph.kernel.families import find_bot
+
+    found = find_bot(name)
+    if found is None:
+        raise ValueError(f"unknown bot {name!r} (bots: {', '.join(sorted(known()))})")
+    return found
+
+
 def check_bot(name: str) -> str:
     """The bot's name, or ValueError listing the known bots."""
-    every = known()
-    if name not in every:
-        raise ValueError(f"unknown bot {name!r} (bots: {', '.join(sorted(every))})")
+    _found(name)
     return name
 
 
 def family_of(name: str) -> str:
     """The game family whose seats a bot plays."""
-    return known()[check_bot(name)]
+    return _found(name)[0]
 
 
 def strategy(name: str) -> Strategy:
-    from wargraph.kernel.families import bot_strategy, bots
+    from wargraph.kernel.families import bot_strategy
 
-    family, bot = bots()[check_bot(name)]
-    return bot_strategy(family, bot)
+    return bot_strategy(*_found(name))
 
 
 class BotDecider:
