@@ -4,6 +4,7 @@ plug-in package for real (pip, no network) or to stand in for the entry points."
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import textwrap
@@ -60,3 +61,17 @@ def installed(src: Path, files: dict[str, str], dist: str) -> Iterator[None]:
     finally:
         _pip("uninstall", "-y", dist)
         families.refresh()
+
+
+@contextlib.contextmanager
+def installed_apart(src: Path, files: dict[str, str], target: Path) -> Iterator[dict[str, str]]:
+    """The package made of `files` installed into `target` alone, not this venv: the block gets
+    an environment whose PYTHONPATH finds it, for the processes it starts. Plug-ins that hang or
+    exit at import stay invisible to every other test running meanwhile."""
+    for rel, text in files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(textwrap.dedent(text).lstrip())
+    done = _pip("install", "--no-deps", "--no-build-isolation", "--target", str(target), str(src))
+    assert done.returncode == 0, done.stderr
+    path = os.pathsep.join(p for p in (str(target), os.environ.get("PYTHONPATH", "")) if p)
+    yield {**os.environ, "PYTHONPATH": path}

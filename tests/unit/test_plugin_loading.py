@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import wargraph.kernel.families as families
-from tests.plugins import installed, pyproject
+from tests.plugins import installed_apart, pyproject
 
 WARGRAPH = Path(sys.executable).with_name("wargraph")
 
@@ -39,13 +39,26 @@ PLUGIN = {
 
 @pytest.fixture(scope="module")
 def unruly(tmp_path_factory):
-    with installed(tmp_path_factory.mktemp("unruly"), PLUGIN, "wargraph-unruly-plugins-test"):
+    """The unruly plug-ins, installed where only this test's processes look (installed into the
+    venv, a plug-in that hangs at import froze other workers' commands meanwhile)."""
+    src, target = tmp_path_factory.mktemp("unruly"), tmp_path_factory.mktemp("unruly_site")
+    with installed_apart(src, PLUGIN, target) as env:
+        ENV.update(env)
         yield
+        ENV.clear()
+
+
+ENV: dict[str, str] = {}  # the environment of this test's processes (`unruly`)
 
 
 def run(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(WARGRAPH), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+        [str(WARGRAPH), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        env=ENV or None,
     )
 
 
@@ -92,7 +105,7 @@ def test_unruly_plugins_affect_only_their_own_family(unruly, tmp_path):
     # a plug-in that hangs at import: only its own family's commands wait; stderr names it
     hangs = subprocess.Popen(
         [str(WARGRAPH), "validate", str(scenario_of("hangs", tmp_path))],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=ENV,
     )  # fmt: skip
     try:
         _out, err = hangs.communicate(timeout=families.SLOW_IMPORT_S + 8)
