@@ -134,7 +134,7 @@ def test_wargraph_serve_from_the_installed_wheel_loads_every_graph(installed, tm
     proc = subprocess.Popen(
         [str(installed / "bin" / "wargraph"), "serve", "--port", str(port), "--state-dir",
          str(tmp_path / "state")],
-        stdout=subprocess.DEVNULL, stderr=log.open("wb"), cwd=tmp_path, env=ENV,
+        stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp_path, env=ENV,
         start_new_session=True,
     )  # fmt: skip
     try:
