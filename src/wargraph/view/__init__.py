@@ -167,9 +167,9 @@ def ensure_views(
     except BaseException:
         # Ctrl-C (or any failure) stops the pages now: queued pages are dropped and the workers
         # ended, rather than the pool's exit waiting for every page still to write.
-        workers = list((pool._processes or {}).values())
+        procs = list((pool._processes or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        for proc in workers:
+        for proc in procs:
             proc.terminate()
         raise
     pool.shutdown()
