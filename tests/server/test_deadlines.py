@@ -101,3 +101,45 @@ def test_a_deadline_is_set_extended_shown_and_enforced(server):
         r = _deadline(server, client, thread_id, {"extend": 5})
         assert r.status_code == 409 and "no deadline is set for round 2" in r.json()["detail"]
         assert _deadline(server, client, thread_id, {"minutes": 0}).json()["deadline"] is None
+
+
+def test_at_a_diplomacy_deadline_the_powers_units_hold_and_the_record_says_so(server):
+    """FRANCE, played by a person, answers nothing in S1901M: at the deadline its press, its
+    orders and its diary are its fallbacks (no message, every unit holds, nothing new), each
+    marked `deadline`; the phase is adjudicated and the next one waits for FRANCE again."""
+    with web(server) as client:
+        body = {
+            "scenario": "diplomacy",
+            "humans": ["FRANCE"],
+            "model": "scripted",
+            "options": {"diplomacy.max_year": 1901, "diplomacy.negotiation_rounds": 1},
+        }
+        facilitator = bearer(server.facilitator_token)
+        r = client.post("/wargraph/graphs", headers=facilitator, json=body)
+        assert r.status_code == 201, r.text
+        thread_id = r.json()["thread_id"]
+        waiting_for(server, client, thread_id, {"FRANCE"})
+        assert _deadline(server, client, thread_id, {"minutes": 0.02}).status_code == 200
+
+        def next_phase():
+            g = client.get(f"/wargraph/graphs/{thread_id}", headers=facilitator).json()
+            ok = g["moment"] == "F1901M" and g["status"] == "waiting"
+            return g if ok and g["waiting_for"] == ["FRANCE"] else None
+
+        assert (
+            wait_for(next_phase, "S1901M to end at its deadline", timeout=120)["deadline"] is None
+        )
+        record = client.get(f"/wargraph/graphs/{thread_id}/record", headers=facilitator).json()
+        (adjudicated,) = [
+            e
+            for e in record["events"]
+            if e["kind"] == "narration" and (e.get("data") or {}).get("phase") == "S1901M"
+        ]
+        assert adjudicated["data"]["orders"]["FRANCE"] == ["F BRE H", "A MAR H", "A PAR H"]
+        assert adjudicated["data"]["sources"]["FRANCE"] == ["deadline"]
+        assert adjudicated["data"]["sources"]["ENGLAND"] == ["scripted"]
+        (diary,) = [e for e in record["events"] if e["kind"] == "diary" and e["author"] == "FRANCE"]
+        assert diary["data"]["source"] == "deadline"
+        assert not [
+            e for e in record["events"] if e["kind"] == "message" and e["author"] == "FRANCE"
+        ]
