@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pydantic import ConfigDict
@@ -86,3 +86,7 @@ def context_of(runtime: Any) -> GameContext:
             **{k: v for k, v in ctx.items() if k in GameContext.__dataclass_fields__}
         )
     return ctx
+
+
+CONTEXT_FIELDS = frozenset(f.name for f in fields(GameContext))
+"""The names of a game's settings (what a stored run's or a served game's context may hold)."""

@@ -42,16 +42,16 @@ from wargraph.server.api import (
     route,
     thread_id_of,
 )
+from wargraph.server.client import client
 from wargraph.server.games import (
     DEADLINE_KEY,
-    client,
     lock,
     moment_of,
     read_game,
     run_settings,
     stored_scenario,
 )
-from wargraph.server.shared import deadlines, write_deadline
+from wargraph.server.served import deadlines, write_deadline
 
 log = logging.getLogger(__name__)
 

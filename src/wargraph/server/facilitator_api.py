@@ -31,9 +31,9 @@ from wargraph.server.api import (
     route,
     thread_id_of,
 )
+from wargraph.server.client import client
 from wargraph.server.deadlines import deadline_of, phase_key
 from wargraph.server.games import (
-    client,
     family_moment,
     moment_of,
     people,

@@ -8,20 +8,17 @@ seat checks of the routes are what keep one player out of another's seat.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from wargraph.kernel.context import GameContext
+from wargraph.kernel.context import CONTEXT_FIELDS
 from wargraph.server.api import NO_GAME, ApiError
+from wargraph.server.client import client
 
 if TYPE_CHECKING:
-    from langgraph_sdk.client import LangGraphClient
-
     from wargraph.kernel.scenario import Scenario
 
-CONTEXT_FIELDS = {f.name for f in dataclasses.fields(GameContext)}
 _QUESTION_KEYS = (
     "seat",
     "ask_id",
@@ -38,18 +35,7 @@ _QUESTION_KEYS = (
 
 DEADLINE_KEY = "wargraph_deadline"  # the thread metadata key of a deadline without a store
 
-_client: LangGraphClient | None = None
 _locks: dict[str, asyncio.Lock] = {}
-
-
-def client() -> LangGraphClient:
-    """The in-process LangGraph client (created on first use, inside the server's loop)."""
-    global _client
-    if _client is None:
-        from langgraph_sdk import get_client
-
-        _client = get_client(url=None, api_key=None)
-    return _client
 
 
 def lock(thread_id: str) -> asyncio.Lock:
@@ -104,7 +90,7 @@ async def saved_deadline(thread_id: str, thread: Mapping[str, Any]) -> dict[str,
     the store's table of served games when the server keeps its games in a store (every server
     of the store sees it), else in the thread's metadata."""
     import wargraph.server.stored as stored
-    from wargraph.server.shared import read_deadline
+    from wargraph.server.served import read_deadline
 
     db = stored.store()
     if db is not None:

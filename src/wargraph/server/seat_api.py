@@ -15,9 +15,9 @@ from starlette.responses import Response
 
 from wargraph.seats.deciders import DEADLINE_ANSWER
 from wargraph.server.api import ApiError, body_of, holder_of, json_response, route, seat_target
+from wargraph.server.client import client
 from wargraph.server.deadlines import deadline_of, phase_key
 from wargraph.server.games import (
-    client,
     lock,
     moment_of,
     public_event,

@@ -21,7 +21,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from wargraph.server.games import CONTEXT_FIELDS, client, wargraph_meta
+from wargraph.kernel.context import CONTEXT_FIELDS
+from wargraph.server.client import client
+from wargraph.server.games import wargraph_meta
 
 RUN_PATH = re.compile(r"^/threads/([0-9A-Za-z-]{1,64})/runs(?:/stream|/wait)?/?$")
 META = "wargraph_settings"

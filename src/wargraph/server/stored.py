@@ -121,7 +121,7 @@ def begin_run(db: str, thread_id: str, run_id: str) -> bool:
     """Before a run plays: note the game as one of the store's served games (so the other
     servers of the store list it: `wargraph.server.shared`), and say whether this run already
     played (`played_before`). Sync."""
-    from wargraph.server.shared import note_game
+    from wargraph.server.served import note_game
 
     note_game(db, thread_id)
     return played_before(db, thread_id, run_id)
