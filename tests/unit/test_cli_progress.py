@@ -68,7 +68,9 @@ def test_tokens_are_counted_only_while_watched():
     with waits.watch():
         assert waits.watched()
     assert not waits.watched()
-    wait = waits.Wait("a", "order", 1, "embedded")
+    wait = waits.Wait("a", "order", 1, "embedded", state="writing")
+    with waits.watch():  # no token yet: the embedded model reads the prompt
+        assert wait.text().endswith("reading its prompt")
     counter = waits.CountTokens(wait)
     logits = object()
     assert counter(None, logits) is logits and counter(None, logits) is logits

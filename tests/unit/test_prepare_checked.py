@@ -26,6 +26,18 @@ ECHO = {  # what the embedded model wrote on main: the prompt's instruction, bac
     ],
     "injects": ["Something happens."],
 }
+SEEN = {  # what the embedded model wrote for REQUEST on a loaded machine: the form, not a drill
+    "title": "The Incident",
+    "setting": (
+        "A hospital emergency scenario with three key players, a short persona, and a goal of "
+        "preventing ransomware attacks."
+    ),
+    "players": [
+        {"name": "Name", "persona": "Vinnie Colosanto,", "goal": "Prevent ransomware."},
+        {"name": "Name", "persona": "Eran Azmouni", "goal": "A prevention program."},
+    ],
+    "injects": ["The Incident (2013)", "Vinnie Colosanto"],
+}
 GOOD = {
     "title": "Ransomware at St Anne's Hospital",
     "setting": (
@@ -79,6 +91,17 @@ def test_an_echoed_instruction_is_refused_and_a_real_setting_passes():
         )
         == []
     )
+
+
+def test_an_answer_that_fills_in_the_form_is_refused(answers):
+    given, _ = answers
+    given.append(SEEN)
+    done = prepare(REQUEST, model="embedded")
+    assert done.source == "fallback"
+    why = done.problems[0]
+    assert "'key players'" in why or "'persona'" in why  # the prompt's words, repeated
+    assert "no names of their own (name, name_2)" in why
+    assert "0 inject(s) told in a sentence; the game deals 1" in why
 
 
 def test_a_tabletop_gets_the_written_seats_and_cards(answers):

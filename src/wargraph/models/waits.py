@@ -29,7 +29,7 @@ class Wait:
     model: str
     started: float = field(default_factory=time.monotonic)
     # "asking" (sent), "queued" (the embedded model is busy with another seat), "writing" (the
-    # embedded model is writing this answer: `tokens` so far)
+    # embedded model reads the prompt, then writes this answer: `tokens` so far)
     state: str = "asking"
     tokens: int = 0
 
@@ -39,6 +39,8 @@ class Wait:
         line = f"{self.seat} ({where}) on {self.model}: {elapsed:.0f} s"
         if self.state == "queued":
             return line + ", queued behind another seat"
+        if self.state == "writing" and not self.tokens and watched():
+            return line + ", reading its prompt"  # no token yet: the prompt is being read
         if self.state == "writing":
             return line + f", {self.tokens} tokens written so far"
         return line

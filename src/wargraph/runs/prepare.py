@@ -138,10 +138,19 @@ _GLUE = frozenset((
 ))  # fmt: skip
 
 
+# Words of the prompt's form, not of a world: a setting or a seat's name holding one (and the
+# description not) names the form instead of filling it in.
+_FORM_WORDS = frozenset(("persona", "personas", "inject", "injects"))
+_UNNAMED = re.compile(
+    r"(name|player|persona|goal|role|side|character)([ _]?(\d+|one|two|three|four|[a-d]))?"
+)
+MIN_CARD_WORDS = 5  # an inject card is an event in a sentence, not a name or a date
+
+
 def _instruction_grams(request: str) -> set[tuple[str, ...]]:
-    """Three-word runs of the prompt's instructions (not of the request) holding two words or
-    more of their own: a setting with one repeats what it was told to write ("three to six
-    sentences", "two to four key players") instead of writing it."""
+    """Runs of two and three words of the prompt's instructions (not of the request) holding
+    two words of their own (not glue): a setting with one repeats what it was told to write
+    ("three to six sentences", "key players") instead of writing it."""
     from wargraph.prompts import render_prompt
 
     told = render_prompt("prepare_question", request="")
@@ -151,25 +160,47 @@ def _instruction_grams(request: str) -> set[tuple[str, ...]]:
 
 def _grams(text: str) -> set[tuple[str, ...]]:
     words = re.findall(r"[a-z0-9]+", text.lower())
-    return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+    return {tuple(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
 
 
-def answer_problems(request: str, title: str, setting: str) -> list[str]:
-    """Why a written title and setting do not answer the description, in words a person can
-    act on; none when they do. Checked against the description's own words: at least half of
-    its key words (one at least) appear in the title or setting, and neither repeats the
-    prompt's instructions."""
+def answer_problems(
+    request: str,
+    title: str,
+    setting: str,
+    players: list[str] | None = None,
+    injects: list[str] | None = None,
+    *,
+    need_injects: int = 0,
+) -> list[str]:
+    """Why a written answer does not answer the description, in words a person can act on;
+    none when it does. Checked against the description's own words: at least half of its key
+    words (one at least) appear in the title or setting; neither repeats the prompt's
+    instructions or names its form (a "persona"); the seats have names of their own (not
+    "name", "player 2"); and, where the game deals them, at least `need_injects` injects are
+    events told in a sentence."""
     problems = []
-    echoed = _grams(f"{title} {setting}") & _instruction_grams(request)
+    text = f"{title} {setting}"
+    echoed = sorted(" ".join(g) for g in _grams(text) & _instruction_grams(request))
+    asked = set(re.findall(r"[a-z]+", request.lower()))
+    echoed += sorted(set(re.findall(r"[a-z]+", text.lower())) & _FORM_WORDS - asked)
     if echoed:
-        said = sorted(" ".join(g) for g in echoed)[0]
-        problems.append(f"it repeats the prompt's instructions ({said!r}) instead of a setting")
+        problems.append(
+            f"it repeats the prompt's instructions ({echoed[0]!r}) instead of a setting"
+        )
     keys = key_words(request)
-    written = re.findall(r"[a-z0-9]+", f"{title} {setting}".lower())
-    found = [k for k in keys if any(_same_word(k.replace("-", ""), w) for w in written)]
+    written = re.findall(r"[a-z0-9]+", text.lower())
+    found = [k for k in keys if any(_same_word(part, w) for part in k.split("-") for w in written)]
     if keys and len(found) < max(1, len(keys) // 2):
         missing = ", ".join(k for k in keys if k not in found)
         problems.append(f"its setting does not speak of the description ({missing} missing)")
+    unnamed = [p for p in players or [] if _UNNAMED.fullmatch(p.strip().lower())]
+    if unnamed:
+        problems.append(f"its seats have no names of their own ({', '.join(unnamed)})")
+    events = [t for t in injects or [] if len(t.split()) >= MIN_CARD_WORDS]
+    if len(events) < need_injects:
+        problems.append(
+            f"it wrote {len(events)} inject(s) told in a sentence; the game deals {need_injects}"
+        )
     return problems
 
 
@@ -200,6 +231,9 @@ TABLETOP_QUESTIONS = [
     },
     {"id": "lesson", "text": "In one or two sentences, what is the most important lesson?"},
 ]
+NEED_INJECTS = {
+    "tabletop": 1
+}  # its deck: the incident card is the setting when only one is written
 FRAMING = {
     "tabletop": "The first inject is the incident that opens the exercise; the others are "
     "developments that land on the responders while they handle it.",
@@ -207,7 +241,7 @@ FRAMING = {
 
 
 def _written(
-    request: str, framed: str, model: str, seed: int, attempts: int
+    request: str, framed: str, model: str, seed: int, attempts: int, need_injects: int = 0
 ) -> tuple[dict[str, Any], str, list[str]]:
     """The control's scenario for `framed`, checked against `request`'s own words; an answer
     that does not fit is asked again with the next seed, then the fallback (the description as
@@ -220,7 +254,14 @@ def _written(
         if source == "fallback":
             problems.append("the model gave no usable answer (see the trace)")
             continue
-        why = answer_problems(request, data["title"], data["setting"])
+        why = answer_problems(
+            request,
+            data["title"],
+            data["setting"],
+            list(data["players"]),
+            [i["text"] for i in data["injects"]],
+            need_injects=need_injects,
+        )
         if not why:
             return data, source, problems
         problems.append("; ".join(why))
@@ -262,7 +303,8 @@ def prepare(
     framed = f"{request.strip()}\n(The game to prepare: {about or choice.family}.)"
     if choice.family in FRAMING:
         framed += "\n" + FRAMING[choice.family]
-    written, source, problems = _written(request, framed, model, seed, attempts)
+    need = NEED_INJECTS.get(choice.family, 0)
+    written, source, problems = _written(request, framed, model, seed, attempts, need)
     data = dict(data)
     data["title"] = written["title"]
     data["setting"] = request.strip() if source == "fallback" else written["setting"]
@@ -310,7 +352,11 @@ def _cards_of(data: dict[str, Any]) -> str:
 def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The deck written from the answer: the first inject is the incident card (the setting
     is, when only one inject was written), the others the inject deck; generic questions."""
-    texts = [str(i["text"]).strip() for i in written.get("injects") or [] if str(i["text"]).strip()]
+    texts = [
+        str(i["text"]).strip()
+        for i in written.get("injects") or []
+        if len(str(i["text"]).split()) >= MIN_CARD_WORDS
+    ]
     if not texts:
         return data, "the model wrote no injects to deal"
     incident = texts.pop(0) if len(texts) > 1 else written["setting"]
