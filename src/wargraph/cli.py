@@ -757,7 +757,7 @@ def prepare(
     if done.kept:
         err.print(
             text(
-                f"kept from the shipped scenario: {'; '.join(done.kept)}. Edit them in "
+                f"not written from the description: {'; '.join(done.kept)}. Edit them in "
                 f"{output} before playing."
             ),
             style="yellow",

@@ -26,9 +26,9 @@ def test_prepare_writes_what_was_asked_or_says_it_could_not(tmp_path):
     written = yaml.safe_load(out.read_text())
     if "could not prepare what was asked" in r.stderr:
         assert sc.setting.strip() == REQUEST  # the documented fallback, and said
-        assert "kept from the shipped scenario" in r.stderr and "data_scientist" in r.stderr
+        assert "not written from the description" in r.stderr and "data_scientist" in r.stderr
     else:
         assert answer_problems(REQUEST, sc.title, sc.setting) == []
         assert "data_scientist" not in written["players"]  # the bank's seats went
         assert "Northwind" not in out.read_text()  # and its cards
-        assert "kept" not in r.stderr
+        assert "not written from the description" not in r.stderr

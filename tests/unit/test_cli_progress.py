@@ -75,3 +75,22 @@ def test_tokens_are_counted_only_while_watched():
     logits = object()
     assert counter(None, logits) is logits and counter(None, logits) is logits
     assert wait.tokens == 2
+
+
+def test_on_a_terminal_the_spinner_carries_the_wait(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    import wargraph.cli as cli
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=screen, force_terminal=True, width=200))
+    with (
+        cli._spinner("playing azuristan_crimsonia on embedded ..."),
+        waits.waiting("azuristan", "order", 1, "embedded"),
+    ):
+        time.sleep(1.4)
+    shown = screen.getvalue()
+    assert "playing azuristan_crimsonia on embedded ..." in shown
+    assert "waiting on azuristan (order, round 1) on embedded: 1 s" in shown

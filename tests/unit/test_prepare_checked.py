@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import wargraph.runs.posthoc as posthoc
 from wargraph.cli import app
 from wargraph.kernel.scenario import load_scenario
-from wargraph.runs.prepare import answer_problems, key_words, prepare
+from wargraph.runs.prepare import GENERIC_INJECTS, answer_problems, key_words, prepare
 
 REQUEST = "A tabletop exercise on a ransomware attack at a hospital"
 ECHO = {  # what the embedded model wrote on main: the prompt's instruction, back
@@ -101,7 +101,6 @@ def test_an_answer_that_fills_in_the_form_is_refused(answers):
     why = done.problems[0]
     assert "'key players'" in why or "'persona'" in why  # the prompt's words, repeated
     assert "no names of their own (name, name_2)" in why
-    assert "0 inject(s) told in a sentence; the game deals 1" in why
 
 
 def test_a_tabletop_gets_the_written_seats_and_cards(answers):
@@ -124,6 +123,20 @@ def test_a_tabletop_gets_the_written_seats_and_cards(answers):
     assert sc.family == "tabletop" and sc.setting.startswith("At 2 a.m.")
 
 
+def test_injects_that_are_no_events_give_a_generic_deck_said(answers):
+    given, asked = answers
+    given.append({**GOOD, "injects": ["The Incident (2013)", "Vinnie Colosanto"]})
+    done = prepare(REQUEST, model="embedded")
+    assert done.source == "scripted" and len(asked) == 1  # the setting and seats are used
+    assert set(done.data["players"]) == {"it_director", "chief_nurse", "hospital_ceo"}
+    table = done.data["tabletop"]
+    assert [c["text"] for c in table["incidents"]] == [GOOD["setting"]]
+    assert [c["text"] for c in table["injects"]] == GENERIC_INJECTS
+    assert "Northwind" not in yaml.safe_dump(done.data)
+    (said,) = done.kept
+    assert said.startswith("a generic inject deck") and "'Vinnie Colosanto'" in said
+
+
 def test_an_echo_is_asked_again_with_the_next_seed(answers):
     given, asked = answers
     given += [ECHO, GOOD]
@@ -140,7 +153,7 @@ def test_two_unusable_answers_give_the_fallback_and_say_what_was_kept(answers):
     assert done.source == "fallback" and len(done.problems) == 2
     assert done.data["setting"] == REQUEST
     assert any("data_scientist" in k for k in done.kept)  # the bank's seats, said
-    assert any("incident cards" in k for k in done.kept)
+    assert any("The support chatbot gives dangerous advice" in k for k in done.kept)
 
 
 def test_the_command_says_it_could_not_and_what_it_kept(answers, tmp_path):
@@ -151,7 +164,7 @@ def test_the_command_says_it_could_not_and_what_it_kept(answers, tmp_path):
     assert r.exit_code == 0, r.output
     assert "could not prepare what was asked" in r.stderr
     assert "three to six" in r.stderr  # why the answer was refused
-    assert "kept from the shipped scenario" in r.stderr and "data_scientist" in r.stderr
+    assert "not written from the description" in r.stderr and "data_scientist" in r.stderr
     assert load_scenario(str(out)).setting.strip() == REQUEST
 
 
@@ -161,7 +174,7 @@ def test_the_command_is_quiet_when_the_answer_fits(answers, tmp_path):
     out = tmp_path / "drill.yaml"
     r = CliRunner().invoke(app, ["prepare", REQUEST, "-o", str(out)])
     assert r.exit_code == 0, r.output
-    assert "could not" not in r.output and "kept" not in r.output
+    assert "could not" not in r.output and "not written" not in r.output
     assert "Northwind" not in out.read_text()
 
 

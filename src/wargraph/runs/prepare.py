@@ -134,7 +134,8 @@ def _same_word(a: str, b: str) -> bool:
 # Words too common to make a run of the prompt's words its own ("each with a", "during the").
 _GLUE = frozenset((
     "a", "an", "the", "and", "or", "of", "to", "with", "each", "that", "for", "in", "on", "at",
-    "during", "one",
+    "during", "one", "what", "who", "has", "have", "had", "is", "are", "was", "were", "be", "it",
+    "its", "their", "they", "this", "such", "as", "never", "own", "not", "no", "from", "by", "s",
 ))  # fmt: skip
 
 
@@ -168,16 +169,12 @@ def answer_problems(
     title: str,
     setting: str,
     players: list[str] | None = None,
-    injects: list[str] | None = None,
-    *,
-    need_injects: int = 0,
 ) -> list[str]:
     """Why a written answer does not answer the description, in words a person can act on;
     none when it does. Checked against the description's own words: at least half of its key
     words (one at least) appear in the title or setting; neither repeats the prompt's
-    instructions or names its form (a "persona"); the seats have names of their own (not
-    "name", "player 2"); and, where the game deals them, at least `need_injects` injects are
-    events told in a sentence."""
+    instructions or names its form (a "persona"); and the seats have names of their own (not
+    "name", "player 2")."""
     problems = []
     text = f"{title} {setting}"
     echoed = sorted(" ".join(g) for g in _grams(text) & _instruction_grams(request))
@@ -196,11 +193,6 @@ def answer_problems(
     unnamed = [p for p in players or [] if _UNNAMED.fullmatch(p.strip().lower())]
     if unnamed:
         problems.append(f"its seats have no names of their own ({', '.join(unnamed)})")
-    events = [t for t in injects or [] if len(t.split()) >= MIN_CARD_WORDS]
-    if len(events) < need_injects:
-        problems.append(
-            f"it wrote {len(events)} inject(s) told in a sentence; the game deals {need_injects}"
-        )
     return problems
 
 
@@ -231,9 +223,14 @@ TABLETOP_QUESTIONS = [
     },
     {"id": "lesson", "text": "In one or two sentences, what is the most important lesson?"},
 ]
-NEED_INJECTS = {
-    "tabletop": 1
-}  # its deck: the incident card is the setting when only one is written
+# The deck of a tabletop whose answer has no inject told in a sentence: developments that land
+# on the responders of any incident (the written setting is then the incident card).
+GENERIC_INJECTS = [
+    "A journalist asks for comment within the hour and says an insider has told them what happened.",
+    "A regulator asks for a written account of the incident and of whom it affects within 72 hours.",
+    "It turns out the trouble started days earlier than first thought, so more people are affected.",
+    "The person who must decide cannot be reached for the next hour.",
+]
 FRAMING = {
     "tabletop": "The first inject is the incident that opens the exercise; the others are "
     "developments that land on the responders while they handle it.",
@@ -241,7 +238,7 @@ FRAMING = {
 
 
 def _written(
-    request: str, framed: str, model: str, seed: int, attempts: int, need_injects: int = 0
+    request: str, framed: str, model: str, seed: int, attempts: int
 ) -> tuple[dict[str, Any], str, list[str]]:
     """The control's scenario for `framed`, checked against `request`'s own words; an answer
     that does not fit is asked again with the next seed, then the fallback (the description as
@@ -259,8 +256,6 @@ def _written(
             data["title"],
             data["setting"],
             list(data["players"]),
-            [i["text"] for i in data["injects"]],
-            need_injects=need_injects,
         )
         if not why:
             return data, source, problems
@@ -303,8 +298,7 @@ def prepare(
     framed = f"{request.strip()}\n(The game to prepare: {about or choice.family}.)"
     if choice.family in FRAMING:
         framed += "\n" + FRAMING[choice.family]
-    need = NEED_INJECTS.get(choice.family, 0)
-    written, source, problems = _written(request, framed, model, seed, attempts, need)
+    written, source, problems = _written(request, framed, model, seed, attempts)
     data = dict(data)
     data["title"] = written["title"]
     data["setting"] = request.strip() if source == "fallback" else written["setting"]
@@ -312,18 +306,18 @@ def prepare(
     if choice.family in FIXED_SEATS:
         pass  # the seats are the game's board (documented)
     elif source == "fallback":
-        kept.append(f"its seats ({_names(data.get('players'))})")
+        kept.append(f"the seats of {name!r} ({_names(data.get('players'))})")
     else:
         data, refused = _with_seats(data, written, choice.family)
         if refused:
-            kept.append(f"its seats ({_names(data.get('players'))}): {refused}")
+            kept.append(f"the seats of {name!r} ({_names(data.get('players'))}): {refused}")
     if choice.family == "tabletop":
         if source == "fallback":
-            kept.append(_cards_of(data))
+            kept.append(f"the cards of {name!r} ({_cards_of(data)})")
         else:
             data, why = _tabletop_cards(data, written)
             if why:
-                kept.append(f"{_cards_of(data)}: {why}")
+                kept.append(f"a generic inject deck: {why}")
     validate_data(data, f"<prepared {choice.family} scenario from {name}>")
     data["__template__"] = name
     return Prepared(data, source, choice, problems, kept)
@@ -346,20 +340,26 @@ def _with_seats(
 def _cards_of(data: dict[str, Any]) -> str:
     cards = (data.get("tabletop") or {}).get("incidents") or []
     titles = "; ".join(str(c.get("title", "?")) for c in cards[:3]) + ("; ..." * (len(cards) > 3))
-    return f"its incident cards ({titles}) and inject cards"
+    return f"incidents: {titles}"
 
 
 def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The deck written from the answer: the first inject is the incident card (the setting
-    is, when only one inject was written), the others the inject deck; generic questions."""
+    is, when only one inject is an event told in a sentence), the others the inject deck; with
+    none, the setting is the card and a generic deck is dealt (said). Generic questions."""
     texts = [
         str(i["text"]).strip()
         for i in written.get("injects") or []
         if len(str(i["text"]).split()) >= MIN_CARD_WORDS
     ]
-    if not texts:
-        return data, "the model wrote no injects to deal"
     incident = texts.pop(0) if len(texts) > 1 else written["setting"]
+    why = ""
+    if not texts:
+        unusable = [str(i["text"])[:40] for i in written.get("injects") or []]
+        texts = list(GENERIC_INJECTS)
+        why = "the model wrote no inject told in a sentence" + (
+            f" ({'; '.join(map(repr, unusable))})" if unusable else ""
+        )
     table = dict(data["tabletop"])
     table.pop("incident", None)  # a pinned card of the template is not in the new deck
     table["incidents"] = [
@@ -367,7 +367,7 @@ def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict
     ]
     table["injects"] = [{"id": f"j{i + 1}", "text": t} for i, t in enumerate(texts)]
     table["injects_by_severity"] = dict.fromkeys((1, 2, 3), len(texts))
-    return {**data, "tabletop": table, "questions": TABLETOP_QUESTIONS}, ""
+    return {**data, "tabletop": table, "questions": TABLETOP_QUESTIONS}, why
 
 
 def write_checked(data: dict[str, Any], path: Path, *, force: bool = False) -> Path:
