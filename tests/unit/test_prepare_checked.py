@@ -38,6 +38,19 @@ SEEN = {  # what the embedded model wrote for REQUEST on a loaded machine: the f
     ],
     "injects": ["The Incident (2013)", "Vinnie Colosanto"],
 }
+SEEN_TOO = {  # and with the prompt that asks for names of the world: a fragment, an echo
+    "title": "The Incident",
+    "setting": "A hospital emergency response scenario",
+    "players": [
+        {
+            "name": "Ransomware attack",
+            "persona": "One of the key players is a hospital emergency response team leader.",
+            "goal": "The Incident",
+        },
+        {"name": "Her Majesty's Secret Service", "persona": "", "goal": "Win."},
+    ],
+    "injects": [],
+}
 GOOD = {
     "title": "Ransomware at St Anne's Hospital",
     "setting": (
@@ -87,7 +100,8 @@ def test_an_echoed_instruction_is_refused_and_a_real_setting_passes():
         answer_problems(
             "A dispute over fishing rights between two island states",
             "The Reef Quarrel",
-            "Two islands quarrel over where their boats may fish.",
+            "Two islands quarrel over where their boats may fish. The reef between them is dying, "
+            "and each blames the other's trawlers.",
         )
         == []
     )
@@ -121,6 +135,17 @@ def test_a_tabletop_gets_the_written_seats_and_cards(answers):
     data.pop("__template__")
     sc = load_scenario(data)
     assert sc.family == "tabletop" and sc.setting.startswith("At 2 a.m.")
+
+
+def test_a_fragment_of_a_setting_and_an_echoing_persona_are_refused(answers):
+    given, _ = answers
+    given.append(SEEN_TOO)
+    done = prepare(REQUEST, model="embedded")
+    assert done.source == "fallback"
+    why = done.problems[0]
+    assert "'key players'" in why  # in a persona: the prompt's words
+    assert "its setting is a fragment (5 words)" in why
+    assert "without a persona (her_majesty_s_secret_service)" in why
 
 
 def test_injects_that_are_no_events_give_a_generic_deck_said(answers):

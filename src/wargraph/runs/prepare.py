@@ -164,35 +164,46 @@ def _grams(text: str) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
 
 
+MIN_SETTING_WORDS = 15  # the prompt asks for three to six sentences: a fragment is no setting
+
+
 def answer_problems(
     request: str,
     title: str,
     setting: str,
-    players: list[str] | None = None,
+    players: dict[str, Any] | None = None,
 ) -> list[str]:
     """Why a written answer does not answer the description, in words a person can act on;
     none when it does. Checked against the description's own words: at least half of its key
-    words (one at least) appear in the title or setting; neither repeats the prompt's
-    instructions or names its form (a "persona"); and the seats have names of their own (not
-    "name", "player 2")."""
+    words (one at least) appear in the title or setting; the setting is sentences, not a
+    fragment; no text of the answer repeats the prompt's instructions or names its form (a
+    "persona"); and each seat (`players`: name -> persona, goals) has a name of its own (not
+    "name", "player 2") and a persona."""
     problems = []
     text = f"{title} {setting}"
-    echoed = sorted(" ".join(g) for g in _grams(text) & _instruction_grams(request))
+    seats = players or {}
+    everything = " ".join(
+        [text, *(f"{p.get('persona', '')} {' '.join(p.get('goals', []))}" for p in seats.values())]
+    )
+    echoed = sorted(" ".join(g) for g in _grams(everything) & _instruction_grams(request))
     asked = set(re.findall(r"[a-z]+", request.lower()))
-    echoed += sorted(set(re.findall(r"[a-z]+", text.lower())) & _FORM_WORDS - asked)
+    echoed += sorted(set(re.findall(r"[a-z]+", everything.lower())) & _FORM_WORDS - asked)
     if echoed:
-        problems.append(
-            f"it repeats the prompt's instructions ({echoed[0]!r}) instead of a setting"
-        )
+        problems.append(f"it repeats the prompt's instructions ({echoed[0]!r})")
     keys = key_words(request)
     written = re.findall(r"[a-z0-9]+", text.lower())
     found = [k for k in keys if any(_same_word(part, w) for part in k.split("-") for w in written)]
     if keys and len(found) < max(1, len(keys) // 2):
         missing = ", ".join(k for k in keys if k not in found)
         problems.append(f"its setting does not speak of the description ({missing} missing)")
-    unnamed = [p for p in players or [] if _UNNAMED.fullmatch(p.strip().lower())]
+    if len(setting.split()) < MIN_SETTING_WORDS:
+        problems.append(f"its setting is a fragment ({len(setting.split())} words)")
+    unnamed = [p for p in seats if _UNNAMED.fullmatch(p.strip().lower())]
     if unnamed:
         problems.append(f"its seats have no names of their own ({', '.join(unnamed)})")
+    faceless = [n for n, p in seats.items() if not str(p.get("persona", "")).strip()]
+    if faceless:
+        problems.append(f"seat(s) without a persona ({', '.join(faceless)})")
     return problems
 
 
@@ -255,7 +266,7 @@ def _written(
             request,
             data["title"],
             data["setting"],
-            list(data["players"]),
+            data["players"],
         )
         if not why:
             return data, source, problems
