@@ -90,7 +90,7 @@ def test_the_facilitator_tells_games_apart_and_sees_every_seat(server, browser, 
     expect(seat.locator("#clock")).to_contain_text(
         re.compile(r"^1[45]:\d\d left for Spring 1901 movement$"), timeout=WAIT_MS
     )
-    expect(seat.locator("#deadline-rule")).to_contain_text("nothing is sent for you")
+    expect(seat.locator("#deadline-rule")).to_contain_text("answered with your seat's fallback")
     page.click("#deadline-clear")
     expect(seat.locator("#deadline")).to_be_hidden(timeout=WAIT_MS)
     assert not errors, errors

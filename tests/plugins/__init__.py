@@ -11,8 +11,6 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
-import wargraph.kernel.families as families
-
 
 def pyproject(dist: str, entry_points: dict[str, str], package: str, data: str = "") -> str:
     """A plug-in package's pyproject.toml declaring `entry_points` in the families' group."""
@@ -45,22 +43,6 @@ def _pip(*args: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=180,
     )
-
-
-@contextlib.contextmanager
-def installed(src: Path, files: dict[str, str], dist: str) -> Iterator[None]:
-    """The package made of `files` installed into this venv for the block, then removed.
-    --no-build-isolation builds it with the venv's setuptools, so nothing is fetched."""
-    for rel, text in files.items():
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        (src / rel).write_text(textwrap.dedent(text).lstrip())
-    done = _pip("install", "--no-deps", "--no-build-isolation", str(src))
-    assert done.returncode == 0, done.stderr
-    try:
-        yield
-    finally:
-        _pip("uninstall", "-y", dist)
-        families.refresh()
 
 
 @contextlib.contextmanager

@@ -1,14 +1,15 @@
 """A phase deadline set and extended by the facilitator on a real `langgraph dev`: the seat
-sees it with the time left and what happens when it passes (advisory: nothing is answered for
-anyone; an answer after it is taken); it belongs to its phase; only the facilitator sets it."""
+sees it with the time left and what happens when it passes; when it passes, the seats' open
+questions of that phase are answered by their fallbacks, marked `deadline` in the record; it
+belongs to its phase; only the facilitator sets it."""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
 from tests.server.support import bearer, start_game, token_of, wait_for, waiting_for, web
+from wargraph.kernel.parts import FALLBACK_PLAN
+from wargraph.seats.deciders import DEADLINE_ANSWER
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(180)]
 
@@ -21,7 +22,7 @@ def _deadline(server, client, thread_id: str, body, token: str | None = None):
     )
 
 
-def test_a_deadline_is_set_extended_shown_and_advisory(server):
+def test_a_deadline_is_set_extended_shown_and_enforced(server):
     with web(server) as client:
         game = start_game(server, client, ["azuristan", "crimsonia"])
         thread_id = game["thread_id"]
@@ -34,7 +35,7 @@ def test_a_deadline_is_set_extended_shown_and_advisory(server):
         view = client.get("/wargraph/seat", headers=seat).json()
         shown = view["deadline"]
         assert shown["phase"] == "round 1" and 590 <= shown["seconds_left"] <= 600
-        assert not shown["passed"] and "nothing is sent for you" in shown["when_it_passes"]
+        assert not shown["passed"] and "fallback" in shown["when_it_passes"]
         detail = client.get(
             f"/wargraph/graphs/{thread_id}", headers=bearer(server.facilitator_token)
         )
@@ -67,37 +68,78 @@ def test_a_deadline_is_set_extended_shown_and_advisory(server):
             == 404
         )
 
-        # it passes: the seat is told, its question stays open, and its answer is still taken
-        assert _deadline(server, client, thread_id, {"minutes": 0.02}).status_code == 200
-        time.sleep(1.5)
-        view = client.get("/wargraph/seat", headers=seat).json()
-        assert view["deadline"]["passed"] and view["deadline"]["seconds_left"] == 0
-        assert view["status"] == "your_turn" and view["questions"]
-        ask = view["questions"][0]["ask_id"]
+        # a player cannot pass their own answer off as the deadline's
+        ask = client.get("/wargraph/seat", headers=seat).json()["questions"][0]["ask_id"]
         r = client.post(
             "/wargraph/seat/answer",
             headers=seat,
-            json={"ask_id": ask, "answer": {"plan": "We hold."}},
+            json={"ask_id": ask, "answer": {DEADLINE_ANSWER: {"phase": "round 1"}}},
         )
-        assert r.status_code == 200, r.text
+        assert r.status_code == 400 and DEADLINE_ANSWER in r.json()["detail"], r.text
 
-        # cleared; and a deadline of round 1 is not shown in round 2
-        assert _deadline(server, client, thread_id, {"minutes": 3}).status_code == 200
-        other = bearer(token_of(game["links"]["crimsonia"]))
-        view = client.get("/wargraph/seat", headers=other).json()
-        assert view["deadline"]["phase"] == "round 1"
-        r = client.post(
-            "/wargraph/seat/answer",
-            headers=other,
-            json={"ask_id": view["questions"][0]["ask_id"], "answer": {"plan": "We wait."}},
-        )
-        assert r.status_code == 200, r.text
+        # it passes: every open question of the phase is answered by its seat's fallback,
+        # marked as the deadline's in the record, and the game moves on
+        assert _deadline(server, client, thread_id, {"minutes": 0.02}).status_code == 200
         wait_for(
             lambda: client.get("/wargraph/seat", headers=seat).json()["round"] >= 2,
-            "round 2",
+            "the deadline's fallbacks to end round 1",
             timeout=60,
         )
+        record = client.get(
+            f"/wargraph/graphs/{thread_id}/record", headers=bearer(server.facilitator_token)
+        ).json()
+        plans = {
+            e["author"]: e for e in record["events"] if e["kind"] == "plan" and e["round"] == 1
+        }
+        assert set(plans) == {"azuristan", "crimsonia"}, record["events"]
+        for e in plans.values():
+            assert e["data"]["source"] == "deadline" and e["text"] == FALLBACK_PLAN["plan"], e
+        waiting_for(server, client, thread_id, {"azuristan", "crimsonia"})  # round 2 asks
+
+        # a deadline of round 1 is not shown in round 2, nor extended there
         assert client.get("/wargraph/seat", headers=seat).json()["deadline"] is None
         r = _deadline(server, client, thread_id, {"extend": 5})
         assert r.status_code == 409 and "no deadline is set for round 2" in r.json()["detail"]
         assert _deadline(server, client, thread_id, {"minutes": 0}).json()["deadline"] is None
+
+
+def test_at_a_diplomacy_deadline_the_powers_units_hold_and_the_record_says_so(server):
+    """FRANCE, played by a person, answers nothing in S1901M: at the deadline its press, its
+    orders and its diary are its fallbacks (no message, every unit holds, nothing new), each
+    marked `deadline`; the phase is adjudicated and the next one waits for FRANCE again."""
+    with web(server) as client:
+        body = {
+            "scenario": "diplomacy",
+            "humans": ["FRANCE"],
+            "model": "scripted",
+            "options": {"diplomacy.max_year": 1901, "diplomacy.negotiation_rounds": 1},
+        }
+        facilitator = bearer(server.facilitator_token)
+        r = client.post("/wargraph/graphs", headers=facilitator, json=body)
+        assert r.status_code == 201, r.text
+        thread_id = r.json()["thread_id"]
+        waiting_for(server, client, thread_id, {"FRANCE"})
+        assert _deadline(server, client, thread_id, {"minutes": 0.02}).status_code == 200
+
+        def next_phase():
+            g = client.get(f"/wargraph/graphs/{thread_id}", headers=facilitator).json()
+            ok = g["moment"] == "F1901M" and g["status"] == "waiting"
+            return g if ok and g["waiting_for"] == ["FRANCE"] else None
+
+        assert (
+            wait_for(next_phase, "S1901M to end at its deadline", timeout=120)["deadline"] is None
+        )
+        record = client.get(f"/wargraph/graphs/{thread_id}/record", headers=facilitator).json()
+        (adjudicated,) = [
+            e
+            for e in record["events"]
+            if e["kind"] == "narration" and (e.get("data") or {}).get("phase") == "S1901M"
+        ]
+        assert adjudicated["data"]["orders"]["FRANCE"] == ["F BRE H", "A MAR H", "A PAR H"]
+        assert adjudicated["data"]["sources"]["FRANCE"] == ["deadline"]
+        assert adjudicated["data"]["sources"]["ENGLAND"] == ["scripted"]
+        (diary,) = [e for e in record["events"] if e["kind"] == "diary" and e["author"] == "FRANCE"]
+        assert diary["data"]["source"] == "deadline"
+        assert not [
+            e for e in record["events"] if e["kind"] == "message" and e["author"] == "FRANCE"
+        ]

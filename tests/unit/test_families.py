@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import wargraph.kernel.families as families
-from tests.plugins import installed, pyproject
+from tests.plugins import installed_apart, pyproject
 from wargraph.kernel.families import Family
 from wargraph.kernel.scenario import ScenarioError, load_scenario, shipped_scenarios
 from wargraph.runs.runner import family_module
@@ -138,22 +138,23 @@ PLUGIN = {
 
 @pytest.fixture
 def duel_plugin(tmp_path):
-    with installed(tmp_path / "duel_src", PLUGIN, "wargraph-duel-plugin-test"):
-        yield
+    """The plug-in installed into a folder of its own: the environment its processes need."""
+    with installed_apart(tmp_path / "duel_src", PLUGIN, tmp_path / "site") as env:
+        yield env
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_an_installed_plugin_family_plays_with_wargraph_play(duel_plugin, tmp_path):
     listed = subprocess.run(
-        [str(WARGRAPH), "scenarios"], capture_output=True, text=True, timeout=120
+        [str(WARGRAPH), "scenarios"], capture_output=True, text=True, timeout=120, env=duel_plugin
     )
     assert "duel_at_dawn" in listed.stdout and "duel" in listed.stdout, listed.stdout
     out = tmp_path / "run"
     played = subprocess.run(
         [str(WARGRAPH), "play", "duel_at_dawn", "--model", "scripted", "--out", str(out),
          "--db", str(tmp_path / "g.sqlite")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=duel_plugin,
     )  # fmt: skip
     assert played.returncode == 0, played.stdout + played.stderr
     record = json.loads((out / "record.json").read_text())

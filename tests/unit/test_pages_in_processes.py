@@ -71,3 +71,59 @@ def test_a_folder_without_a_game_has_no_page(games, tmp_path):
     (copies[2] / "record.json").unlink()
     pages = view.ensure_views(copies, workers=2)
     assert pages[2] is None and all(p is not None for i, p in enumerate(pages) if i != 2)
+
+
+CHILD = """
+import os, sys, time
+from pathlib import Path
+import wargraph.view as view
+
+def slow(folder, **kw):  # a page that takes long: Ctrl-C must not wait for it, nor for the queue
+    (folder / "writer.pid").write_text(str(os.getpid()))
+    time.sleep(60)
+
+view.ensure_view = slow
+folders = [Path(sys.argv[1]) / f"g{i}" for i in range(8)]
+for f in folders:
+    f.mkdir()
+view.ensure_views(folders, workers=2)
+"""
+
+
+def test_ctrl_c_while_pages_are_written_stops_at_once(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path)],
+        start_new_session=True,  # its own group: the terminal's Ctrl-C reaches every process
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("g*/writer.pid"))) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        stopped = time.monotonic()
+        proc.wait(30)
+        assert time.monotonic() - stopped < 20, "Ctrl-C waited for the pages still queued"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode != 0
+    assert proc.stderr is not None and proc.stderr.read().count("Traceback") <= 1  # the parent's
+    for pid_file in tmp_path.glob("g*/writer.pid"):
+        pid = int(pid_file.read_text())
+        for _ in range(50):  # ended by the parent, reaped by nobody once it has gone
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail(f"page worker {pid} still runs")

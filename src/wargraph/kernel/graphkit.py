@@ -16,6 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
+import wargraph.kernel.late_writes as late_writes
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.phase import PhaseFn, PhaseSpec, phase_spec
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
@@ -242,6 +243,7 @@ def build_game(
     Edges follow the phase order. A phase that asks seats fans out to their agent nodes, which
     return only to the phases that ask them; the last phase of a round branches to the next
     round or the end; a phase that loops (negotiation exchanges) may run again."""
+    late_writes.install()
     world = world or NARRATIVE
     end = end or {}
     phases = {**spine, **end}

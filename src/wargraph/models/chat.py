@@ -3,6 +3,7 @@ servers, and any provider LangChain's `init_chat_model` knows (`anthropic:...`, 
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import json
 import os
@@ -506,7 +507,8 @@ def _build_chat_model(
         model = ProviderChat(
             inner=_provider_model(
                 ref, temperature=temperature, max_tokens=max_tokens, timeout=timeout
-            )
+            ),
+            deadline=timeout,
         )
     else:
         model = _server_chat_class(ref)(
@@ -555,9 +557,16 @@ class ProviderChat(BaseChatModel):
     schema (`response_format` with a `schema`, as for llama.cpp) becomes one forced tool call
     whose arguments are the answer's JSON (every major provider constrains those to the
     schema), prose is asked as it is; OpenAI's `seed` is not sent (most providers refuse it).
-    The reply is one message of text, with the provider's token counts."""
+    The reply is one message of text, with the provider's token counts.
+
+    `deadline` bounds the whole call, answer included, as `DeadlineTransport` does for OpenAI-
+    compatible endpoints: a provider's own client times out per read, so an endpoint that
+    trickles its answer could hold the seat for as long as it likes. Past the deadline the call
+    is abandoned to a daemon thread (its client ends it by its own timeouts) and a
+    TimeoutError is the seat's fault, retried and recorded like any other."""
 
     inner: BaseChatModel
+    deadline: float | None = None
 
     @property
     def _llm_type(self) -> str:
@@ -573,22 +582,44 @@ class ProviderChat(BaseChatModel):
         kwargs.pop("seed", None)
         schema = (kwargs.pop("response_format", None) or {}).get("schema")
         if schema is None:
-            reply = self.inner.invoke(messages, stop=stop, **kwargs)
+            reply = self._within_deadline(self.inner, messages, stop, kwargs)
             text: str = str(reply.text)
         else:
             tool = {
                 "type": "function",
                 "function": {"name": "answer", "description": "Your answer.", "parameters": schema},
             }
-            reply = self.inner.bind_tools([tool], tool_choice="answer").invoke(
-                messages, stop=stop, **kwargs
-            )
+            forced = self.inner.bind_tools([tool], tool_choice="answer")
+            reply = self._within_deadline(forced, messages, stop, kwargs)
             calls = getattr(reply, "tool_calls", None) or []
             # a provider that answered in text instead: that text is the answer to check
             text = json.dumps(calls[0]["args"]) if calls else str(getattr(reply, "text", ""))
         usage = getattr(reply, "usage_metadata", None)
         message = AIMessage(content=text, usage_metadata=usage) if usage else AIMessage(text)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _within_deadline(
+        self, model: Any, messages: list[BaseMessage], stop: list[str] | None, kwargs: Any
+    ) -> Any:
+        if not self.deadline:
+            return model.invoke(messages, stop=stop, **kwargs)
+        done: dict[str, Any] = {}
+        run = contextvars.copy_context().run  # LangChain's callbacks live in context variables
+
+        def call() -> None:
+            try:
+                done["reply"] = run(model.invoke, messages, stop=stop, **kwargs)
+            except BaseException as err:  # handed to the caller's thread below
+                done["error"] = err
+
+        worker = threading.Thread(target=call, daemon=True, name="wargraph-provider-call")
+        worker.start()
+        worker.join(self.deadline)
+        if worker.is_alive():
+            raise TimeoutError(f"the answer took longer than {self.deadline:g} s in all")
+        if "error" in done:
+            raise done["error"]
+        return done["reply"]
 
 
 class _Deadline(httpx.SyncByteStream):

@@ -52,5 +52,5 @@ class Ask(TypedDict):
 
 class Decision(TypedDict):
     value: dict[str, Any]
-    source: str  # model | fallback | human | scripted | reviewed
+    source: str  # model | fallback | human | scripted | script | reviewed | deadline
     note: NotRequired[str]

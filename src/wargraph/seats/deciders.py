@@ -549,6 +549,10 @@ class LLMDecider:
 # The version of the interrupt payload a person's client receives (documented in README,
 # "A person's seat"); raised when a field changes meaning or goes.
 INTERRUPT_VERSION = 1
+# The answer a server sends for a person when the phase's deadline passed (its value: the
+# deadline); the seat's fallback answers, recorded with the source "deadline". A player's own
+# answer may not carry it (`wargraph.server.seat_api` refuses it).
+DEADLINE_ANSWER = "wargraph_deadline_passed"
 
 
 class HumanDecider:
@@ -577,6 +581,8 @@ class HumanDecider:
                 "error": error,
             }
             answer = interrupt(payload)
+            if isinstance(answer, dict) and DEADLINE_ANSWER in answer:
+                return {"value": copy.deepcopy(ask["fallback"]), "source": "deadline"}
             try:
                 value = parse_answer(answer, schema, cut=False).model_dump()
                 return {"value": value, "source": "human"}

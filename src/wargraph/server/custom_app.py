@@ -13,6 +13,8 @@ answered 422.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -65,7 +67,18 @@ def lifespan(*, seat_links: bool) -> Lifespan:
                 SECRET_ENV,
                 facilitator_token(),
             )
-        yield
+        if not seat_links:  # Studio mode: no facilitator, no deadlines
+            yield
+            return
+        from wargraph.server.deadlines import watch
+
+        watcher = asyncio.create_task(watch())  # what happens at a phase's deadline
+        try:
+            yield
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
 
     return start
 

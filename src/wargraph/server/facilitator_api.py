@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+import wargraph.server.stored as stored
 from wargraph.kernel.context import GameContext
 from wargraph.server.api import (
     ApiError,
@@ -45,6 +46,7 @@ from wargraph.server.games import (
     wargraph_meta,
 )
 from wargraph.server.seats import seat_token
+from wargraph.server.shared import adopt_listed
 
 if TYPE_CHECKING:
     from wargraph.kernel.scenario import Scenario
@@ -343,9 +345,28 @@ async def create_game(request: Request) -> Response:
 @route
 async def list_games(request: Request) -> Response:
     facilitator_of(request)
-    threads = await client().threads.search(limit=100, sort_by="created_at", sort_order="desc")
+    c = client()
+    threads = await c.threads.search(limit=100, sort_by="created_at", sort_order="desc")
+    if stored.store() is not None:
+        # the games other servers of the store started, and every game as the store has it
+        # now (another server may have moved it on since this one last played it)
+        for thread_id in await adopt_listed({str(t["thread_id"]) for t in threads}):
+            threads.append(await c.threads.get(thread_id))
+        threads = [await _as_stored(t) for t in threads]
     games = await asyncio.to_thread(lambda: [_listed(t) for t in threads])
     return json_response({"games": games})
+
+
+async def _as_stored(thread: Any) -> Any:
+    """A thread of the list with its values and open questions read from the store."""
+    from langgraph_sdk.errors import NotFoundError
+
+    try:
+        state = await client().threads.get_state(str(thread["thread_id"]))
+    except NotFoundError:
+        return thread
+    asked = [i for i in state.get("interrupts") or [] if isinstance(i, dict)]
+    return {**thread, "values": state.get("values") or {}, "interrupts": {"": asked}}
 
 
 def _listed(t: Mapping[str, Any]) -> dict[str, Any]:
@@ -444,7 +465,7 @@ async def game_detail(request: Request) -> Response:
             "waiting_for": [s["seat"] for s in seats if s["waiting"]],
             "deadline": None
             if values.get("done")
-            else deadline_of(game["thread"], phase_key(moment, values)),
+            else deadline_of(game["deadline"], phase_key(moment, values)),
             "events": [public_event(e) for e in values.get("events") or []],
         }
     )

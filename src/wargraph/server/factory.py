@@ -6,7 +6,8 @@ another graph. langgraph-api calls a factory with the run's config (assistant co
 the run's), so an assistant or a run selects a scenario with
 `config={"configurable": {"scenario": NAME | {inline scenario}, "overrides": {...}}}` (a name
 of a shipped or registered scenario, never a path: see `catalog`);
-with neither, the module's own `graph` is served. Thread reads use the thread's stored config, so
+with neither, a game kept in the server's store (`serve --db`) gets the graph of its stored
+scenario (`shared.scenario_of`), anything else the module's own `graph`. Thread reads use the thread's stored config, so
 they see the same graph as the runs of that thread.
 
 A factory gives an async context manager (langgraph-api enters it for each use): a cache miss
@@ -31,6 +32,7 @@ from langgraph_sdk.runtime import ServerRuntime
 import wargraph.kernel.families as families
 from wargraph.kernel.scenario import ScenarioError
 from wargraph.server.catalog import open_scenario
+from wargraph.server.shared import scenario_of
 from wargraph.server.stored import run_lease
 
 log = logging.getLogger(__name__)
@@ -121,7 +123,12 @@ async def _graph_for(family: str, config: RunnableConfig | None) -> Any:
     module = _load(family)
     scenario, overrides = selection(config)
     if scenario is None and not overrides:
-        return module.graph
+        # a game kept in the server's store is played with its stored scenario's graph (a
+        # game adopted from another server of the store names none in its config)
+        thread = ((config or {}).get("configurable") or {}).get("thread_id")
+        scenario = await scenario_of(str(thread)) if thread else None
+        if scenario is None:
+            return module.graph
     key = json.dumps([family, scenario, overrides], sort_keys=True, default=str)
     if key in _cache:
         _cache.move_to_end(key)

@@ -36,6 +36,8 @@ _QUESTION_KEYS = (
     "memory",
 )
 
+DEADLINE_KEY = "wargraph_deadline"  # the thread metadata key of a deadline without a store
+
 _client: LangGraphClient | None = None
 _locks: dict[str, asyncio.Lock] = {}
 
@@ -57,20 +59,25 @@ def lock(thread_id: str) -> asyncio.Lock:
 
 async def read_game(thread_id: str) -> dict[str, Any]:
     """Thread, state and interrupts of a game; 404 when the thread is not a game."""
-    from langgraph_sdk.errors import NotFoundError
 
-    c = client()
-    try:
-        thread = await c.threads.get(thread_id)
-        state = await c.threads.get_state(thread_id)
-    except NotFoundError:
-        raise ApiError(404, NO_GAME) from None
+    from wargraph.server.shared import adopt
+
+    thread, state = await _thread_and_state(thread_id)
+    # not a game of this server, or a thread of its id made here without it: a game another
+    # server of the store started? (adopted, it reads as one of this server's)
+    if (thread is None or not (thread.get("metadata") or {}).get("graph_id")) and await adopt(
+        thread_id
+    ):
+        thread, state = await _thread_and_state(thread_id)
+    if thread is None:
+        raise ApiError(404, NO_GAME)
     values = state.get("values") or {}
     if not isinstance(values, dict):
         values = {}
     return {
         "held_by": await asyncio.to_thread(holder_of, thread_id),
         "thread": thread,
+        "deadline": await saved_deadline(thread_id, thread),
         "values": values,
         "interrupts": [
             {"id": i.get("id"), "value": i.get("value")}
@@ -78,6 +85,32 @@ async def read_game(thread_id: str) -> dict[str, Any]:
             if isinstance(i.get("value"), dict)
         ],
     }
+
+
+async def _thread_and_state(thread_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    from langgraph_sdk.errors import NotFoundError
+
+    c = client()
+    try:
+        thread = await c.threads.get(thread_id)
+        state = await c.threads.get_state(thread_id)
+    except NotFoundError:
+        return None, {}
+    return dict(thread), dict(state)
+
+
+async def saved_deadline(thread_id: str, thread: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The phase deadline the facilitator set for the game (`wargraph.server.deadlines`): in
+    the store's table of served games when the server keeps its games in a store (every server
+    of the store sees it), else in the thread's metadata."""
+    import wargraph.server.stored as stored
+    from wargraph.server.shared import read_deadline
+
+    db = stored.store()
+    if db is not None:
+        return await asyncio.to_thread(read_deadline, db, thread_id)
+    saved = (thread.get("metadata") or {}).get(DEADLINE_KEY)
+    return saved if isinstance(saved, dict) else None
 
 
 def holder_of(thread_id: str) -> str | None:

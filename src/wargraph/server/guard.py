@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from wargraph.server.api import MAX_BODY, ApiError, json_response, parse_json
 from wargraph.server.seats import FACILITATOR, TOKEN_WHERE, TokenError, bearer, check_token
 from wargraph.server.settings import RUN_PATH, STATE_PATH, missing_checkpoint, settle
+from wargraph.server.shared import THREAD_PATH, adopt_named
 
 log = logging.getLogger(__name__)
 
@@ -288,6 +289,12 @@ class Guard:
                         await _refuse(404, why)(scope, receive, send)
                         return
             receive = replay(body, receive)
+        path = scope.get("path", "")
+        if THREAD_PATH.match(path) and _meta_refusal(headers) is None:  # the facilitator's API
+            try:  # a game another server of the store started: known here before the API looks
+                await adopt_named(path)
+            except Exception:  # the request goes on; its answer says what is missing
+                log.exception("wargraph: looking up a game of the store failed")
         if (headers.get("origin") or "").lower() in self.studio_origins:
             await self.app(studio_preflight(scope), receive, send)
             return

@@ -13,6 +13,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from wargraph.seats.deciders import DEADLINE_ANSWER
 from wargraph.server.api import ApiError, body_of, holder_of, json_response, route, seat_target
 from wargraph.server.deadlines import deadline_of, phase_key
 from wargraph.server.games import (
@@ -38,7 +39,8 @@ MESSAGES = {
     "starting": "The game is being set up.",
     "over": "The game is over.",
     "error": "The game stopped with an error; tell the facilitator.",
-    "held": "The game is being played from the command line by {holder}; it comes back here "
+    "held": "The game is being played elsewhere (the command line or another server of its "
+    "store) by {holder}; it comes back here "
     "when that ends (answers wait until then).",
 }
 
@@ -80,10 +82,10 @@ async def seat_payload(thread_id: str, seat: str) -> dict[str, Any]:
         "questions": mine,
         # the key of the seat's world panels (GET /wargraph/seat/world), None without any
         "world": world[0] if world is not None else None,
-        # the facilitator's deadline for this phase (advisory), None without one
+        # the facilitator's deadline for this phase, None without one
         "deadline": None
         if status == "over"
-        else deadline_of(game["thread"], phase_key(moment, values)),
+        else deadline_of(game["deadline"], phase_key(moment, values)),
     }
 
 
@@ -105,6 +107,8 @@ async def seat_answer(request: Request) -> Response:
         raise ApiError(400, "ask_id: the id of the question you answer (a string)")
     if not isinstance(answer, dict | str):
         raise ApiError(400, "answer: a JSON object with the question's fields, or plain text")
+    if isinstance(answer, dict) and DEADLINE_ANSWER in answer:
+        raise ApiError(400, f"answer: {DEADLINE_ANSWER} is the server's, sent at a deadline")
     async with lock(thread_id):
         if not await wait_idle(thread_id, BUSY_WAIT_S):
             raise ApiError(503, "the game is busy; try again in a moment")
@@ -120,7 +124,7 @@ async def seat_answer(request: Request) -> Response:
         if game.get("held_by"):  # a run now would be refused and leave the game in error
             raise ApiError(
                 409,
-                f"the game is being played from the command line by {game['held_by']}; your "
+                f"the game is being played elsewhere by {game['held_by']}; your "
                 "answer was not sent: send it again when that ends",
             )
         assistant, context = await run_settings(thread_id, game["thread"])

@@ -17,10 +17,16 @@ side may continue the game, from its latest checkpoint, so neither overwrites wh
 wrote. The store's deletions (a thread, a run's checkpoints, a prune) take each game's lease
 themselves (`wargraph.store.pruning`), and so does a copy of a thread (`wargraph.store.copying`: the
 source's while it is read, the copy's while it is written).
+
+A run `langgraph dev` queues again at a restart (it saves its runs every 10 s and plays again
+those it last saw pending or running) that already wrote to its game is refused before it
+writes anything (`RunPlayedBefore`): played again, it would start the game over or give its
+answers twice, also on a game another server of the store has moved on since.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import os
@@ -85,11 +91,58 @@ async def run_lease(
         if execution is None:  # a state edit: the game's run metadata is already stored
             yield
             return
+        run_id = _run_id(config)
+        played = await asyncio.to_thread(begin_run, db, thread, run_id) if run_id else False
+        if played:
+            raise RunPlayedBefore(
+                f"run {run_id} of game {thread} already played before this server restarted "
+                "(its end was not yet saved in the server's state folder); it is not played "
+                "again: the game goes on from its latest checkpoint in the store"
+            )
         _settings[thread] = _plain(execution.context)
         try:
             yield
         finally:
             _settings.pop(thread, None)
+
+
+class RunPlayedBefore(RuntimeError):
+    """A run the LangGraph server queued again after a restart that had already written to its
+    game: played again, it would apply its input (a new game) or its answers a second time."""
+
+
+def _run_id(config: RunnableConfig | None) -> str:
+    conf = (config or {}).get("configurable") or {}
+    meta = (config or {}).get("metadata") or {}
+    return str(conf.get("run_id") or meta.get("run_id") or "")
+
+
+def begin_run(db: str, thread_id: str, run_id: str) -> bool:
+    """Before a run plays: note the game as one of the store's served games (so the other
+    servers of the store list it: `wargraph.server.shared`), and say whether this run already
+    played (`played_before`). Sync."""
+    from wargraph.server.shared import note_game
+
+    note_game(db, thread_id)
+    return played_before(db, thread_id, run_id)
+
+
+def played_before(db: str, thread_id: str, run_id: str) -> bool:
+    """Whether the run `run_id` already wrote to the game (the store notes each write of a
+    langgraph-api run with its run id: `wargraph_run_writes`). Sync: run it in a thread.
+
+    `langgraph dev` keeps its runs in its state folder, saved every 10 s; a run the folder last
+    saw pending or running is queued again at the next start (the runtime takes it for one cut
+    off by a crash), even when it had finished. Asked under the game's lease, so no run of it
+    writes meanwhile."""
+    from wargraph.store.setup import own_sql
+
+    with own_sql(db, create=False) as sql:
+        rows, _ = sql.run(
+            "SELECT 1 FROM wargraph_run_writes WHERE thread_id = ? AND run_id = ? LIMIT 1",
+            (thread_id, run_id),
+        )
+    return bool(rows)
 
 
 def _plain(context: Any) -> dict[str, Any]:

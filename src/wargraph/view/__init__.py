@@ -160,10 +160,27 @@ def ensure_views(
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(n, mp_context=mp.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(n, mp_context=mp.get_context("fork"), initializer=_quiet_worker)
+    try:
         pages = pool.map(_page_in_worker, [(folders[i], db) for i in todo])
         written = dict(zip(todo, pages, strict=True))
+    except BaseException:
+        # Ctrl-C (or any failure) stops the pages now: queued pages are dropped and the workers
+        # ended, rather than the pool's exit waiting for every page still to write.
+        procs = list((pool._processes or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.terminate()
+        raise
+    pool.shutdown()
     return [written[i] if i in written else fresh_view(f) for i, f in enumerate(folders)]
+
+
+def _quiet_worker() -> None:
+    """A page worker leaves Ctrl-C to its parent, which ends it: no traceback per worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _page_in_worker(job: tuple[Path, str | None]) -> Path | None:
