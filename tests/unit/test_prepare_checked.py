@@ -14,7 +14,13 @@ from typer.testing import CliRunner
 import wargraph.runs.posthoc as posthoc
 from wargraph.cli import app
 from wargraph.kernel.scenario import load_scenario
-from wargraph.runs.prepare import GENERIC_INJECTS, answer_problems, key_words, prepare
+from wargraph.runs.prepare import (
+    GENERIC_INJECTS,
+    GENERIC_RESPONDERS,
+    answer_problems,
+    key_words,
+    prepare,
+)
 
 REQUEST = "A tabletop exercise on a ransomware attack at a hospital"
 ECHO = {  # what the embedded model wrote on main: the prompt's instruction, back
@@ -177,8 +183,12 @@ def test_two_unusable_answers_give_the_fallback_and_say_what_was_kept(answers):
     done = prepare(REQUEST, model="embedded")
     assert done.source == "fallback" and len(done.problems) == 2
     assert done.data["setting"] == REQUEST
-    assert any("data_scientist" in k for k in done.kept)  # the bank's seats, said
-    assert any("The support chatbot gives dangerous advice" in k for k in done.kept)
+    # not the bank's seats and cards: a generic drill on the description, said
+    assert set(done.data["players"]) == set(GENERIC_RESPONDERS) and "teams" not in done.data
+    assert [c["text"] for c in done.data["tabletop"]["incidents"]] == [REQUEST]
+    assert "Northwind" not in yaml.safe_dump(done.data)
+    (said,) = done.kept
+    assert said.startswith("generic responder seats (incident_commander, technical_lead")
 
 
 def test_the_command_says_it_could_not_and_what_it_kept(answers, tmp_path):
@@ -189,7 +199,7 @@ def test_the_command_says_it_could_not_and_what_it_kept(answers, tmp_path):
     assert r.exit_code == 0, r.output
     assert "could not prepare what was asked" in r.stderr
     assert "three to six" in r.stderr  # why the answer was refused
-    assert "not written from the description" in r.stderr and "data_scientist" in r.stderr
+    assert "not written from the description: generic responder seats" in r.stderr
     assert load_scenario(str(out)).setting.strip() == REQUEST
 
 

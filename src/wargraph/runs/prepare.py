@@ -234,6 +234,25 @@ TABLETOP_QUESTIONS = [
     },
     {"id": "lesson", "text": "In one or two sentences, what is the most important lesson?"},
 ]
+# The seats of a tabletop drill prepared without a usable answer: the responders of any incident.
+GENERIC_RESPONDERS = {
+    "incident_commander": {
+        "persona": "Leads the response: weighs the team's advice and decides what happens next.",
+        "goals": ["Resolve the incident", "Protect the people affected first"],
+    },
+    "technical_lead": {
+        "persona": "Knows the systems involved; finds the cause and contains the damage.",
+        "goals": ["Find the cause", "Contain the damage without causing more"],
+    },
+    "legal_counsel": {
+        "persona": "Thinks about notification duties, liability and evidence to preserve.",
+        "goals": ["Meet every notification deadline"],
+    },
+    "communications_lead": {
+        "persona": "Speaks to those affected, the press and staff; wants one honest message.",
+        "goals": ["Keep the trust of those affected"],
+    },
+}
 # The deck of a tabletop whose answer has no inject told in a sentence: developments that land
 # on the responders of any incident (the written setting is then the incident card).
 GENERIC_INJECTS = [
@@ -314,7 +333,14 @@ def prepare(
     data["title"] = written["title"]
     data["setting"] = request.strip() if source == "fallback" else written["setting"]
     kept: list[str] = []
-    if choice.family in FIXED_SEATS:
+    if choice.family == "tabletop" and source == "fallback":
+        data, _ = _with_seats(data, {"players": GENERIC_RESPONDERS}, "tabletop")
+        data, _ = _tabletop_cards(data, {**written, "setting": request.strip(), "injects": []})
+        kept.append(
+            f"generic responder seats ({_names(GENERIC_RESPONDERS)}), the description as the "
+            "incident card and a generic inject deck"
+        )
+    elif choice.family in FIXED_SEATS:
         pass  # the seats are the game's board (documented)
     elif source == "fallback":
         kept.append(f"the seats of {name!r} ({_names(data.get('players'))})")
@@ -322,13 +348,10 @@ def prepare(
         data, refused = _with_seats(data, written, choice.family)
         if refused:
             kept.append(f"the seats of {name!r} ({_names(data.get('players'))}): {refused}")
-    if choice.family == "tabletop":
-        if source == "fallback":
-            kept.append(f"the cards of {name!r} ({_cards_of(data)})")
-        else:
-            data, why = _tabletop_cards(data, written)
-            if why:
-                kept.append(f"a generic inject deck: {why}")
+    if choice.family == "tabletop" and source != "fallback":
+        data, why = _tabletop_cards(data, written)
+        if why:
+            kept.append(f"a generic inject deck: {why}")
     validate_data(data, f"<prepared {choice.family} scenario from {name}>")
     data["__template__"] = name
     return Prepared(data, source, choice, problems, kept)
@@ -346,12 +369,6 @@ def _with_seats(
     except ScenarioError as err:
         return data, f"the written seats do not fit the {family} family ({err})"
     return with_seats, ""
-
-
-def _cards_of(data: dict[str, Any]) -> str:
-    cards = (data.get("tabletop") or {}).get("incidents") or []
-    titles = "; ".join(str(c.get("title", "?")) for c in cards[:3]) + ("; ..." * (len(cards) > 3))
-    return f"incidents: {titles}"
 
 
 def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict[str, Any], str]:
