@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
+import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -204,12 +207,52 @@ _SPINNING: list[Status] = []  # the game's spinner, stopped while a person types
 
 @contextmanager
 def _spinner(message: str) -> Iterator[None]:
-    with console.status(message) as status:
+    """A spinner with what is being waited on (wargraph.models.waits): the seat, its phase and
+    round, the model, the seconds so far and, on the embedded model, the tokens written. Where
+    nothing animates (output to a file or a pipe) the same line is printed on standard error
+    every WARGRAPH_PROGRESS_EVERY seconds (30) that one call lasts."""
+    from wargraph.models import waits
+
+    with console.status(message) as status, waits.watch():
         _SPINNING.append(status)
+        ticker = _WaitTicker(status, message)
+        ticker.start()
         try:
             yield
         finally:
+            ticker.stop()
             _SPINNING.pop()
+
+
+class _WaitTicker(threading.Thread):
+    def __init__(self, status: Status, message: str) -> None:
+        super().__init__(name="wargraph-progress", daemon=True)
+        self.status, self.message = status, message
+        self.done = threading.Event()
+        self.live = console.is_terminal
+        raw = os.environ.get("WARGRAPH_PROGRESS_EVERY", "30")
+        try:
+            self.every = max(0.05, float(raw))
+        except ValueError:
+            self.every = 30.0
+
+    def run(self) -> None:
+        from wargraph.models import waits
+
+        said = 0.0  # when the last line was printed (non-terminal)
+        while not self.done.wait(0.5 if self.live else min(0.5, self.every / 2)):
+            now = time.monotonic()
+            waiting = waits.now_waiting()
+            line = waits.summary(waiting, now)
+            if self.live:
+                self.status.update(f"{self.message}\n  {safe(line)}" if line else self.message)
+            elif waiting and now - waiting[0].started >= self.every and now - said >= self.every:
+                said = now
+                err.print(text(f"still {line}"), highlight=False, soft_wrap=True)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(timeout=2)
 
 
 def _same_command() -> str:
@@ -695,17 +738,32 @@ def prepare(
             _on_interrupt(f"nothing was written ({output} is as it was)"),
             _spinner(f"the control prepares a {safe(chosen)} scenario on {safe(model)} ..."),
         ):
-            data, source, choice = prepare_game(prompt, family=family, model=model, seed=seed)
-        write_checked(data, output, force=force)
+            done = prepare_game(prompt, family=family, model=model, seed=seed)
+        write_checked(done.data, output, force=force)
     except _known_errors() as exc:
         fail(str(exc))
-    note = (
-        " (the model's answer was unusable: the fallback was used)" if source == "fallback" else ""
-    )
-    console.print(text(f"family: {choice.family} ({choice.why})"), highlight=False)
-    console.print(
-        f"[green]wrote[/] {safe(output)}{note}; play it with `wargraph play {safe(output)}`"
-    )
+    console.print(text(f"family: {done.choice.family} ({done.choice.why})"), highlight=False)
+    if done.source == "fallback":
+        tried = "; ".join(f"answer {i + 1}: {p}" for i, p in enumerate(done.problems))
+        err.print(
+            text(
+                f"could not prepare what was asked: no answer of {model} fits the description"
+                + (f" ({tried})" if tried else "")
+                + ". The description itself is the setting."
+            ),
+            style="yellow",
+            highlight=False,
+        )
+    if done.kept:
+        err.print(
+            text(
+                f"not written from the description: {'; '.join(done.kept)}. Edit them in "
+                f"{output} before playing."
+            ),
+            style="yellow",
+            highlight=False,
+        )
+    console.print(f"[green]wrote[/] {safe(output)}; play it with `wargraph play {safe(output)}`")
 
 
 @app.command()

@@ -141,3 +141,59 @@ def test_report_rebuilt_from_the_folder(tmp_path):
     assert "14/20 (70%, 48%–85%)" in report
     with pytest.raises(ValueError, match="not an experiment folder"):
         write_report(tmp_path / "nothing")
+
+
+def test_a_yes_no_figure_draws_both_shares(tmp_path):
+    """Issue 41: the figure had no "no" bars. Both shares are drawn, each in its colour."""
+    from matplotlib.image import imread
+
+    write_report(tmp_path, meta(), outcomes())
+    pixels = imread(tmp_path / "figures" / "question_conflict.png")[:, :, :3]
+
+    def has(colour: str) -> bool:
+        rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        return bool((abs(pixels - rgb).max(axis=2) < 0.02).sum() > 50)
+
+    assert has("#4c72b0")  # yes
+    assert has("#dd8452")  # no
+
+
+def test_a_report_of_fewer_runs_says_the_count_it_played(tmp_path):
+    """Issue 41: a 2-run study's report said "20 plays per pairing" (the file's description)."""
+    from wargraph.evals.experiment.spec import load_experiment
+
+    exp = load_experiment("azuristan_personas", runs=2)
+    assert (exp.runs, exp.file_runs) == (2, 20)
+    assert "20 plays" not in exp.description
+    assert load_experiment("azuristan_personas").file_runs is None
+    few = [o for o in outcomes() if o["run"] < 2]
+    report = write_report(tmp_path, meta(runs=2, file_runs=20, games=6), few).read_text()
+    assert "**2 play(s) per condition** (`--runs 2`): the experiment file asks for 20" in report
+    assert "3 condition(s) x 2 play(s) = 6 games" in report
+
+
+def test_constant_comparisons_are_skipped_and_holm_counts_the_ones_run(tmp_path):
+    """Issue 41: the WarAgent report ran 27 comparisons, some between constants (p = 1.0)."""
+    rows = outcomes(with_measures=True)
+    for o in rows:
+        o["measures"]["turns"] = 5.0  # the same in every game: nothing to compare
+        o["measures"]["surrendered"] = False
+    report = write_report(tmp_path, meta(), rows).read_text()
+    section = report.split("## Comparisons")[1].split("\n## ")[0]
+    # 3 pairs x (conflict, escalation, nuclear) run; 3 pairs x (turns, surrendered) skipped
+    assert "9 comparison(s) run" in section and "6 skipped" in section
+    assert "Holm-adjusted p (9 tests)" in section
+    assert "turns" not in section and "surrendered" not in section
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    ran = summary["comparisons"]
+    assert len(ran) == 9 and len(summary["comparisons_skipped"]) == 6
+    raw = [c["p_value"] for c in ran]
+    assert [c["p_holm"] for c in ran] == pytest.approx(stats.holm(raw))
+    smallest = min(range(9), key=lambda i: raw[i])
+    assert ran[smallest]["p_holm"] == pytest.approx(min(1.0, 9 * raw[smallest]))
+
+
+def test_holm_adjusts_over_the_tests_given():
+    assert stats.holm([0.01, None, 0.04, 0.03]) == pytest.approx([0.03, None, 0.06, 0.06])
+    assert stats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    assert stats.holm([]) == []

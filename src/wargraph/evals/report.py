@@ -140,11 +140,10 @@ def question_figure(
     table: Mapping[str, Mapping[str, stats.Proportion]],
     path: Path,
 ) -> Path:
-    """Grouped bars: share of games per option and condition, with Wilson 95% intervals.
-    A yes/no question shows the share of "yes" (and of "undetermined" when there is any)."""
+    """Grouped bars: share of games per option and condition, with Wilson 95% intervals. Every
+    option has its bar, "no" of a yes/no question too (and "undetermined" when any game got it):
+    a missing bar would read as a share of zero."""
     opts = list(next(iter(table.values())).keys()) if table else []
-    if [o for o in opts if o != UNDETERMINED] == ["yes", "no"]:
-        opts = [o for o in opts if o != "no"]
     n_c = len(conditions)
     fig = _figure(max(5.5, 0.5 * n_c * max(1, len(opts)) + 3.5), 3.6)
     ax = fig.add_subplot(1, 1, 1)
@@ -352,9 +351,17 @@ def write_report(
     if meta.get("description"):
         lines += [str(meta["description"]).strip(), ""]
     counts = meta.get("counts") or {}
+    runs = int(meta["runs"])
+    if meta.get("file_runs") not in (None, runs):
+        lines += [
+            f"**{runs} play(s) per condition** (`--runs {runs}`): the experiment file asks for "
+            f"{meta['file_runs']}; where its description gives a count, this study played "
+            f"{runs}.",
+            "",
+        ]
     lines += [
-        f"- scenario: `{meta['scenario']}`; {len(conds)} condition(s) x {meta['runs']} run(s) "
-        f"= {meta.get('games', len(conds) * meta['runs'])} games; seeds from {seed}",
+        f"- scenario: `{meta['scenario']}`; {len(conds)} condition(s) x {runs} play(s) "
+        f"= {meta.get('games', len(conds) * runs)} games; seeds from {seed}",
         f"- model: `{meta['model']}`; judge: `{meta['judge_model']}`; concurrency "
         f"{meta.get('concurrency', '?')}",
     ]
@@ -375,7 +382,8 @@ def write_report(
         "- intervals: 95% Wilson score intervals for shares of games; 95% percentile bootstrap "
         f"(10,000 resamples, seed {seed}) for means; differences of shares with Newcombe's "
         "hybrid score interval and Fisher's exact test; differences of means with a bootstrap "
-        "interval and a permutation test. No correction for multiple comparisons.",
+        "interval and a permutation test; the comparisons' p-values also adjusted by Holm's "
+        "method over the comparisons actually run.",
         "",
         "## Games",
         "",
@@ -480,65 +488,36 @@ def write_report(
                 lines += [f"![{title}](figures/{path.name})", ""]
 
     pairs = compare_pairs(meta)
-    label = {c["id"]: c["label"] for c in conds}
     if pairs:
+        label = {c["id"]: c["label"] for c in conds}
+        tests = comparisons(meta, outcomes, pairs, names, flags, seed)
+        run = [t for t in tests if t["ran"]]
+        skipped = len(tests) - len(run)
+        summary["comparisons"] = [t["summary"] for t in run]
+        summary["comparisons_skipped"] = [t["summary"] for t in tests if not t["ran"]]
         lines += ["## Comparisons", ""]
-        rows = []
-        for a, b in pairs:
-            for q in meta.get("questions", []):
-                options = [o for o in q["options"] if o != UNDETERMINED]
-                if options == ["yes", "no"]:
-                    options = ["yes"]
-                for opt in options:
-                    ka, na = _count(outcomes, a, q["id"], opt)
-                    kb, nb = _count(outcomes, b, q["id"], opt)
-                    d = stats.diff_proportions(ka, na, kb, nb)
-                    summary["comparisons"].append(
-                        {"a": a, "b": b, "question": q["id"], "option": opt, **vars(d)}
-                    )
-                    rows.append(
-                        [
-                            f"{label[a]} vs {label[b]}",
-                            f"{q['id']} = {opt}",
-                            f"{ka}/{na} vs {kb}/{nb}",
-                            _pp(d.estimate),
-                            f"{_pp(d.lo)} – {_pp(d.hi)}",
-                            f"{_p(d.p_value)} ({d.test})",
-                        ]
-                    )
-            for name in names:
-                xa, xb = measure_values(name, outcomes, a), measure_values(name, outcomes, b)
-                if flags[name]:
-                    ka, kb = int(sum(xa)), int(sum(xb))
-                    d = stats.diff_proportions(ka, len(xa), kb, len(xb))
-                    summary["comparisons"].append({"a": a, "b": b, "measure": name, **vars(d)})
-                    rows.append(
-                        [
-                            f"{label[a]} vs {label[b]}",
-                            f"share {name}",
-                            f"{ka}/{len(xa)} vs {kb}/{len(xb)}",
-                            _pp(d.estimate),
-                            f"{_pp(d.lo)} – {_pp(d.hi)}",
-                            f"{_p(d.p_value)} ({d.test})",
-                        ]
-                    )
-                    continue
-                d = stats.diff_means(xa, xb, seed=seed)
-                summary["comparisons"].append({"a": a, "b": b, "measure": name, **vars(d)})
-                rows.append(
-                    [
-                        f"{label[a]} vs {label[b]}",
-                        f"mean {name}",
-                        f"n {len(xa)} vs {len(xb)}",
-                        _num(d.estimate),
-                        f"{_num(d.lo)} – {_num(d.hi)}",
-                        f"{_p(d.p_value)} ({d.test})",
-                    ]
-                )
-        lines += _table(
-            ["conditions", "outcome", "counts", "difference", "95% interval", "p-value"], rows
+        lines.append(
+            f"{len(run)} comparison(s) run; p-values are also given adjusted by Holm's "
+            f"step-down method over these {len(run)}."
+            + (
+                f" {skipped} skipped: both sides gave one and the same value in every game "
+                "(or one side has no games), so no test could tell them apart."
+                if skipped
+                else ""
+            )
         )
         lines.append("")
+        if run:
+            lines += _table(
+                ["conditions", "outcome", "counts", "difference", "95% interval", "p-value",
+                 f"Holm-adjusted p ({len(run)} tests)"],
+                [
+                    [f"{label[t['a']]} vs {label[t['b']]}", t["outcome"], t["counts"],
+                     t["estimate"], t["interval"], t["p"], _p(t["summary"]["p_holm"])]
+                    for t in run
+                ],
+            )  # fmt: skip
+            lines.append("")
 
     boards = board_figures(out, conds, outcomes)
     if boards:
@@ -587,3 +566,71 @@ def write_report(
 def _count(outcomes: Sequence[Mapping[str, Any]], cid: str, qid: str, opt: str) -> tuple[int, int]:
     answers = [o["answers"].get(qid) for o in _done(outcomes, cid) if qid in o["answers"]]
     return sum(a == opt for a in answers), len(answers)
+
+
+def _shares(a: str, b: str, what: str, ka: int, na: int, kb: int, nb: int) -> dict[str, Any]:
+    """One comparison of two shares; not run when every game of both sides gave the same
+    answer (0/na vs 0/nb, na/na vs nb/nb: p = 1 by construction) or a side has no games."""
+    ran = na > 0 and nb > 0 and not (ka == kb == 0 or (ka == na and kb == nb))
+    d = stats.diff_proportions(ka, na, kb, nb) if ran else None
+    return {
+        "a": a,
+        "b": b,
+        "ran": ran,
+        "outcome": what,
+        "counts": f"{ka}/{na} vs {kb}/{nb}",
+        "difference": d,
+        "estimate": _pp(d.estimate) if d else "–",
+        "interval": f"{_pp(d.lo)} – {_pp(d.hi)}" if d else "–",
+    }
+
+
+def comparisons(
+    meta: Mapping[str, Any],
+    outcomes: Sequence[Mapping[str, Any]],
+    pairs: Sequence[tuple[str, str]],
+    names: Sequence[str],
+    flags: Mapping[str, bool],
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Every comparison of the report's pairs, each marked `ran` or not: one between two sides
+    that hold one and the same value in every game (a constant measure) tells nothing and is
+    not run, so it neither shows a p of 1 nor counts in the Holm adjustment."""
+    tests: list[dict[str, Any]] = []
+    for a, b in pairs:
+        for q in meta.get("questions", []):
+            options = [o for o in q["options"] if o != UNDETERMINED]
+            for opt in ["yes"] if options == ["yes", "no"] else options:
+                t = _shares(a, b, f"{q['id']} = {opt}", *_count(outcomes, a, q["id"], opt),
+                            *_count(outcomes, b, q["id"], opt))  # fmt: skip
+                t["key"] = {"question": q["id"], "option": opt}
+                tests.append(t)
+        for name in names:
+            xa, xb = measure_values(name, outcomes, a), measure_values(name, outcomes, b)
+            if flags[name]:
+                t = _shares(a, b, f"share {name}", int(sum(xa)), len(xa), int(sum(xb)), len(xb))
+            else:
+                ran = bool(xa) and bool(xb) and len(set(xa) | set(xb)) > 1
+                d = stats.diff_means(xa, xb, seed=seed) if ran else None
+                t = {
+                    "a": a,
+                    "b": b,
+                    "ran": ran,
+                    "outcome": f"mean {name}",
+                    "counts": f"n {len(xa)} vs {len(xb)}",
+                    "difference": d,
+                    "estimate": _num(d.estimate) if d else "–",
+                    "interval": f"{_num(d.lo)} – {_num(d.hi)}" if d else "–",
+                }
+            t["key"] = {"measure": name}
+            tests.append(t)
+    run = [t for t in tests if t["ran"]]
+    adjusted = stats.holm([t["difference"].p_value for t in run])
+    for t, p_holm in zip(run, adjusted, strict=True):
+        d = t["difference"]
+        t["p"] = f"{_p(d.p_value)} ({d.test})"
+        t["summary"] = {"a": t["a"], "b": t["b"], **t["key"], **vars(d), "p_holm": p_holm}
+    for t in tests:
+        if not t["ran"]:
+            t["summary"] = {"a": t["a"], "b": t["b"], **t["key"], "counts": t["counts"]}
+    return tests

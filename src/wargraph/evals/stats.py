@@ -250,3 +250,17 @@ def diff_paired(
     lo, hi = bootstrap_ci(d.tolist(), seed=seed, level=level)
     assert lo is not None and hi is not None
     return Difference(est, min(lo, est), max(hi, est), sign_flip_test(d, seed=seed), "sign flip")
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of the p-values of the tests actually run (None: no test,
+    not counted): the family-wise error rate stays at the level chosen, for any dependence
+    between the tests, and it is never less powerful than Bonferroni's."""
+    ran = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(ran)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(ran):
+        running = max(running, min(1.0, (m - rank) * p))  # adjusted p-values never decrease
+        out[i] = running
+    return out

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+import wargraph.models.waits as waits
 from wargraph.models.llama_build import BuildUnusable, check_build, uses_amx
 
 Provider = Literal["embedded", "gguf", "openai", "scripted", "bot", "langchain"]
@@ -282,12 +283,19 @@ class LlamaCppChat(BaseChatModel):
         if kwargs.get("response_format"):
             params["response_format"] = kwargs["response_format"]
         start = kwargs.get("answer_start") or ""
+        wait = waits.current()
+        if wait is not None and local.lock.locked():
+            wait.state = "queued"  # another seat's answer is being written
         with local.lock:
             from llama_cpp import LogitsProcessorList
 
             from wargraph.models.sampling import GoesOn, NameKeeper
 
             processors: list[Any] = []
+            if wait is not None:
+                wait.state = "writing"
+                if waits.watched():  # a display shows the tokens written so far
+                    processors.append(waits.CountTokens(wait))
             if kwargs.get("keep_names"):  # the sides' names spared the repeat penalty, kept whole
                 processors.append(
                     NameKeeper.for_names(

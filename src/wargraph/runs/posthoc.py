@@ -64,15 +64,7 @@ def prepare_scenario(request: str, *, model: str = "embedded", seed: int = 0) ->
     request, so `prepare` always writes a file that plays."""
     if not request.strip():
         raise ScenarioError("prepare: the prompt is empty; describe the crisis in a sentence")
-    fallback = {
-        "title": request.strip()[:100],
-        "setting": request.strip()[:1500],
-        "players": [
-            {"name": "Side A", "persona": "A cautious leader.", "goal": "Protect its interests."},
-            {"name": "Side B", "persona": "An ambitious leader.", "goal": "Expand its influence."},
-        ],
-        "injects": [],
-    }
+    fallback = fallback_answer(request)
     ask: Ask = {
         "id": "prepare",
         "role": "control",
@@ -86,7 +78,26 @@ def prepare_scenario(request: str, *, model: str = "embedded", seed: int = 0) ->
         "fallback": fallback,
     }
     decision = decide_once(ask, model, seed, max_tokens=600)
-    v = decision["value"]
+    return scenario_of_answer(decision["value"], request), decision["source"]
+
+
+def fallback_answer(request: str) -> dict[str, Any]:
+    """What `prepare` writes when no answer of the model is usable: the description as the
+    setting, two plain sides."""
+    return {
+        "title": request.strip()[:100],
+        "setting": request.strip()[:1500],
+        "players": [
+            {"name": "Side A", "persona": "A cautious leader.", "goal": "Protect its interests."},
+            {"name": "Side B", "persona": "An ambitious leader.", "goal": "Expand its influence."},
+        ],
+        "injects": [],
+    }
+
+
+def scenario_of_answer(v: dict[str, Any], request: str) -> dict[str, Any]:
+    """A crisis scenario from the control's answer (a PreparedScenario's fields), validated."""
+    fallback = fallback_answer(request)
     taken: set[str] = set()
     players = {}
     for p in v["players"]:
@@ -102,7 +113,7 @@ def prepare_scenario(request: str, *, model: str = "embedded", seed: int = 0) ->
         "questions": [{"text": "Did armed conflict occur?", "options": ["yes", "no"]}],
     }
     validate_data(data, "<prepared scenario>")  # what we write must load
-    return data, decision["source"]
+    return data
 
 
 def write_scenario(data: dict[str, Any], path: str | Path) -> Path:

@@ -102,13 +102,215 @@ def template_of(family: str) -> tuple[str, dict[str, Any]]:
     )
 
 
-def prepare(
-    request: str, *, family: str | None = None, model: str = "embedded", seed: int = 0
-) -> tuple[dict[str, Any], str, Choice]:
-    """(scenario data, "model" or "fallback", the family chosen and why); the data is valid."""
-    import wargraph.kernel.families as families
-    from wargraph.runs.posthoc import prepare_scenario
+# Words that say nothing of what a description is about: they need not reappear in the setting.
+_FILLER = frozenset((
+    "a", "an", "the", "and", "or", "but", "of", "on", "in", "at", "to", "for", "from", "with",
+    "by", "about", "into", "over", "under", "between", "among", "after", "before", "during",
+    "against", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this",
+    "that", "these", "those", "there", "their", "they", "them", "two", "three", "four", "five",
+    "some", "any", "each", "every", "one", "who", "what", "which", "where", "when", "how", "set",
+    "play", "played", "game", "games", "scenario", "scenarios", "exercise", "exercises",
+    "tabletop", "table-top", "drill", "wargame", "war-game", "simulation", "simulated", "prepare",
+    "write", "make", "new", "short", "long",
+))  # fmt: skip
 
+
+def key_words(request: str) -> list[str]:
+    """The words a description is about (lowercase, in order): its nouns and names, less the
+    filler and the words that only say which kind of game it is."""
+    words = re.findall(r"[a-z0-9][a-z0-9'-]*[a-z0-9]|[a-z0-9]", request.lower())
+    return list(dict.fromkeys(w for w in words if len(w) > 2 and w not in _FILLER))
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two forms of one word (hospital, hospitals; fishing, fish; state, states)."""
+    n = min(len(a), len(b))
+    if n < 4:
+        return a == b
+    k = max(4, n - 2)
+    return a[:k] == b[:k]
+
+
+# Words too common to make a run of the prompt's words its own ("each with a", "during the").
+_GLUE = frozenset((
+    "a", "an", "the", "and", "or", "of", "to", "with", "each", "that", "for", "in", "on", "at",
+    "during", "one", "what", "who", "has", "have", "had", "is", "are", "was", "were", "be", "it",
+    "its", "their", "they", "this", "such", "as", "never", "own", "not", "no", "from", "by", "s",
+))  # fmt: skip
+
+
+# Words of the prompt's form, not of a world: a setting or a seat's name holding one (and the
+# description not) names the form instead of filling it in.
+_FORM_WORDS = frozenset(("persona", "personas", "inject", "injects"))
+_UNNAMED = re.compile(
+    r"(name|player|persona|goal|role|side|character)([ _]?(\d+|one|two|three|four|[a-d]))?"
+)
+MIN_CARD_WORDS = 5  # an inject card is an event in a sentence, not a name or a date
+
+
+def _instruction_grams(request: str) -> set[tuple[str, ...]]:
+    """Runs of two and three words of the prompt's instructions (not of the request) holding
+    two words of their own (not glue): a setting with one repeats what it was told to write
+    ("three to six sentences", "key players") instead of writing it."""
+    from wargraph.prompts import render_prompt
+
+    told = render_prompt("prepare_question", request="")
+    asked = _grams(request)
+    return {g for g in _grams(told) if g not in asked and sum(w not in _GLUE for w in g) >= 2}
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
+
+
+MIN_SETTING_WORDS = 15  # the prompt asks for three to six sentences: a fragment is no setting
+
+
+def answer_problems(
+    request: str,
+    title: str,
+    setting: str,
+    players: dict[str, Any] | None = None,
+) -> list[str]:
+    """Why a written answer does not answer the description, in words a person can act on;
+    none when it does. Checked against the description's own words: at least half of its key
+    words (one at least) appear in the title or setting; the setting is sentences, not a
+    fragment; no text of the answer repeats the prompt's instructions or names its form (a
+    "persona"); and each seat (`players`: name -> persona, goals) has a name of its own (not
+    "name", "player 2") and a persona."""
+    problems = []
+    text = f"{title} {setting}"
+    seats = players or {}
+    everything = " ".join(
+        [text, *(f"{p.get('persona', '')} {' '.join(p.get('goals', []))}" for p in seats.values())]
+    )
+    echoed = sorted(" ".join(g) for g in _grams(everything) & _instruction_grams(request))
+    asked = set(re.findall(r"[a-z]+", request.lower()))
+    echoed += sorted(set(re.findall(r"[a-z]+", everything.lower())) & _FORM_WORDS - asked)
+    if echoed:
+        problems.append(f"it repeats the prompt's instructions ({echoed[0]!r})")
+    keys = key_words(request)
+    written = re.findall(r"[a-z0-9]+", text.lower())
+    found = [k for k in keys if any(_same_word(part, w) for part in k.split("-") for w in written)]
+    if keys and len(found) < max(1, len(keys) // 2):
+        missing = ", ".join(k for k in keys if k not in found)
+        problems.append(f"its setting does not speak of the description ({missing} missing)")
+    if len(setting.split()) < MIN_SETTING_WORDS:
+        problems.append(f"its setting is a fragment ({len(setting.split())} words)")
+    unnamed = [p for p in seats if _UNNAMED.fullmatch(p.strip().lower())]
+    if unnamed:
+        problems.append(f"its seats have no names of their own ({', '.join(unnamed)})")
+    faceless = [n for n, p in seats.items() if not str(p.get("persona", "")).strip()]
+    if faceless:
+        problems.append(f"seat(s) without a persona ({', '.join(faceless)})")
+    return problems
+
+
+@dataclass
+class Prepared:
+    """A prepared scenario (valid), where it came from ("model" or "fallback"), the family and
+    why, why the model's answers were not used (empty when one was), and what the shipped
+    scenario it started from gave besides its rules (to read and edit before playing)."""
+
+    data: dict[str, Any]
+    source: str
+    choice: Choice
+    problems: list[str]
+    kept: list[str]
+
+
+# A tabletop prepared from a description asks about any incident, not the template's bank.
+TABLETOP_QUESTIONS = [
+    {
+        "id": "contained",
+        "text": "Was the incident contained or resolved?",
+        "options": ["yes", "no"],
+    },
+    {
+        "id": "informed",
+        "text": "Did the responders inform those affected, a regulator or the public?",
+        "options": ["yes", "no"],
+    },
+    {"id": "lesson", "text": "In one or two sentences, what is the most important lesson?"},
+]
+# The seats of a tabletop drill prepared without a usable answer: the responders of any incident.
+GENERIC_RESPONDERS = {
+    "incident_commander": {
+        "persona": "Leads the response: weighs the team's advice and decides what happens next.",
+        "goals": ["Resolve the incident", "Protect the people affected first"],
+    },
+    "technical_lead": {
+        "persona": "Knows the systems involved; finds the cause and contains the damage.",
+        "goals": ["Find the cause", "Contain the damage without causing more"],
+    },
+    "legal_counsel": {
+        "persona": "Thinks about notification duties, liability and evidence to preserve.",
+        "goals": ["Meet every notification deadline"],
+    },
+    "communications_lead": {
+        "persona": "Speaks to those affected, the press and staff; wants one honest message.",
+        "goals": ["Keep the trust of those affected"],
+    },
+}
+# The deck of a tabletop whose answer has no inject told in a sentence: developments that land
+# on the responders of any incident (the written setting is then the incident card).
+GENERIC_INJECTS = [
+    "A journalist asks for comment within the hour and says an insider has told them what happened.",
+    "A regulator asks for a written account of the incident and of whom it affects within 72 hours.",
+    "It turns out the trouble started days earlier than first thought, so more people are affected.",
+    "The person who must decide cannot be reached for the next hour.",
+]
+FRAMING = {
+    "tabletop": "The first inject is the incident that opens the exercise; the others are "
+    "developments that land on the responders while they handle it.",
+}
+
+
+def _written(
+    request: str, framed: str, model: str, seed: int, attempts: int
+) -> tuple[dict[str, Any], str, list[str]]:
+    """The control's scenario for `framed`, checked against `request`'s own words; an answer
+    that does not fit is asked again with the next seed, then the fallback (the description as
+    the setting) is used: (data, source, why each answer was refused)."""
+    from wargraph.runs.posthoc import fallback_answer, prepare_scenario, scenario_of_answer
+
+    problems: list[str] = []
+    for attempt in range(attempts):
+        data, source = prepare_scenario(framed, model=model, seed=seed + attempt)
+        if source == "fallback":
+            problems.append("the model gave no usable answer (see the trace)")
+            continue
+        why = answer_problems(
+            request,
+            data["title"],
+            data["setting"],
+            data["players"],
+        )
+        if not why:
+            return data, source, problems
+        problems.append("; ".join(why))
+    return scenario_of_answer(fallback_answer(request), request), "fallback", problems
+
+
+def _names(players: Any) -> str:
+    return ", ".join(players) if isinstance(players, dict) else "?"
+
+
+def prepare(
+    request: str,
+    *,
+    family: str | None = None,
+    model: str = "embedded",
+    seed: int = 0,
+    attempts: int = 2,
+) -> Prepared:
+    """The scenario a description asks for (valid), or, when the model's answers do not fit the
+    description, the documented fallback with what was kept said."""
+    import wargraph.kernel.families as families
+
+    if not request.strip():
+        raise ScenarioError("prepare: the prompt is empty; describe the game in a sentence")
     if family is not None:
         if family not in families.names():
             raise ScenarioError(
@@ -118,25 +320,82 @@ def prepare(
     else:
         choice = choose_family(request)
     if choice.family == DEFAULT_FAMILY:
-        data, source = prepare_scenario(request, model=model, seed=seed)
-        return data, source, choice
+        data, source, problems = _written(request, request, model, seed, attempts)
+        sides = [f"two plain sides ({_names(data['players'])})"] if source == "fallback" else []
+        return Prepared(data, source, choice, problems, sides)
     name, data = template_of(choice.family)
     about = families.get(choice.family).description
     framed = f"{request.strip()}\n(The game to prepare: {about or choice.family}.)"
-    written, source = prepare_scenario(framed, model=model, seed=seed)
+    if choice.family in FRAMING:
+        framed += "\n" + FRAMING[choice.family]
+    written, source, problems = _written(request, framed, model, seed, attempts)
     data = dict(data)
     data["title"] = written["title"]
     data["setting"] = request.strip() if source == "fallback" else written["setting"]
-    if choice.family not in FIXED_SEATS and source != "fallback":
-        with_seats = {**data, "players": written["players"]}
-        try:
-            validate_data(with_seats, "<prepared scenario>")
-            data = with_seats
-        except ScenarioError:
-            pass  # the family wants seats of its own shape: the template's stay (documented)
+    kept: list[str] = []
+    if choice.family == "tabletop" and source == "fallback":
+        data, _ = _with_seats(data, {"players": GENERIC_RESPONDERS}, "tabletop")
+        data, _ = _tabletop_cards(data, {**written, "setting": request.strip(), "injects": []})
+        kept.append(
+            f"generic responder seats ({_names(GENERIC_RESPONDERS)}), the description as the "
+            "incident card and a generic inject deck"
+        )
+    elif choice.family in FIXED_SEATS:
+        pass  # the seats are the game's board (documented)
+    elif source == "fallback":
+        kept.append(f"the seats of {name!r} ({_names(data.get('players'))})")
+    else:
+        data, refused = _with_seats(data, written, choice.family)
+        if refused:
+            kept.append(f"the seats of {name!r} ({_names(data.get('players'))}): {refused}")
+    if choice.family == "tabletop" and source != "fallback":
+        data, why = _tabletop_cards(data, written)
+        if why:
+            kept.append(f"a generic inject deck: {why}")
     validate_data(data, f"<prepared {choice.family} scenario from {name}>")
     data["__template__"] = name
-    return data, source, choice
+    return Prepared(data, source, choice, problems, kept)
+
+
+def _with_seats(
+    data: dict[str, Any], written: dict[str, Any], family: str
+) -> tuple[dict[str, Any], str]:
+    """The written seats in place of the template's (its teams go: they name its seats); the
+    template unchanged and the reason when the family does not take them."""
+    with_seats = {**data, "players": written["players"]}
+    with_seats.pop("teams", None)
+    try:
+        validate_data(with_seats, f"<prepared {family} scenario>")
+    except ScenarioError as err:
+        return data, f"the written seats do not fit the {family} family ({err})"
+    return with_seats, ""
+
+
+def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The deck written from the answer: the first inject is the incident card (the setting
+    is, when only one inject is an event told in a sentence), the others the inject deck; with
+    none, the setting is the card and a generic deck is dealt (said). Generic questions."""
+    texts = [
+        str(i["text"]).strip()
+        for i in written.get("injects") or []
+        if len(str(i["text"]).split()) >= MIN_CARD_WORDS
+    ]
+    incident = texts.pop(0) if len(texts) > 1 else written["setting"]
+    why = ""
+    if not texts:
+        unusable = [str(i["text"])[:40] for i in written.get("injects") or []]
+        texts = list(GENERIC_INJECTS)
+        why = "the model wrote no inject told in a sentence" + (
+            f" ({'; '.join(map(repr, unusable))})" if unusable else ""
+        )
+    table = dict(data["tabletop"])
+    table.pop("incident", None)  # a pinned card of the template is not in the new deck
+    table["incidents"] = [
+        {"id": "prepared", "title": written["title"][:120], "severity": 2, "text": incident}
+    ]
+    table["injects"] = [{"id": f"j{i + 1}", "text": t} for i, t in enumerate(texts)]
+    table["injects_by_severity"] = dict.fromkeys((1, 2, 3), len(texts))
+    return {**data, "tabletop": table, "questions": TABLETOP_QUESTIONS}, why
 
 
 def write_checked(data: dict[str, Any], path: Path, *, force: bool = False) -> Path:

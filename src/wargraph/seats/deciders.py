@@ -38,6 +38,7 @@ from wargraph.models.faults import (
 )
 from wargraph.models.profiles import Profile, plain_text_kwargs, seat_profile
 from wargraph.models.ratelimit import retry_after_s
+from wargraph.models.waits import waiting
 from wargraph.runs.trace import CACHED, record_call
 from wargraph.seats.asks import Ask, Decision, Seat
 from wargraph.seats.bots import PREFIX as BOT_PREFIX
@@ -440,7 +441,10 @@ class LLMDecider:
         for trial in range(retries + 1):
             start = time.perf_counter()
             try:
-                with endpoint_limit(self.ref):
+                with (
+                    waiting(ask["role"], ask["phase"], int(ask.get("round") or 0), str(self.ref)),
+                    endpoint_limit(self.ref),
+                ):
                     start = time.perf_counter()  # the call's latency, not the wait for a slot
                     reply = self._model().invoke(messages, **bind)
                 pt, ct = usage_of(reply)

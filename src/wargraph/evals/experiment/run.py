@@ -318,6 +318,7 @@ def experiment_meta(exp: Experiment, plans: list[GamePlan]) -> dict[str, Any]:
         "description": exp.description,
         "scenario": exp.scenario,
         "runs": exp.runs,
+        "file_runs": exp.file_runs,  # the file's runs when --runs replaced them, else None
         "seed": exp.seed,
         "model": exp.model,
         "judge_model": exp.judge_model,

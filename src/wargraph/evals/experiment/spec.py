@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from wargraph.models.chat import ModelRefError, parse_model_ref
 
@@ -113,6 +121,12 @@ class Experiment(BaseModel):
 
     # where relative scenario paths are looked up (the experiment file's folder)
     base_dir: str = Field(default=".", exclude=True)
+    # the file's own `runs` when `--runs` replaced it (the report says which count was played)
+    _file_runs: int | None = PrivateAttr(default=None)
+
+    @property
+    def file_runs(self) -> int | None:
+        return self._file_runs
 
     @model_validator(mode="after")
     def _check(self) -> Experiment:
@@ -272,6 +286,7 @@ def load_experiment(
         data = read_fields(path, "experiment", ExperimentError)
         data.setdefault("name", path.stem)
     data["base_dir"] = base
+    file_runs = data.get("runs", 1)
     if runs is not None:
         if runs < 1:
             raise ExperimentError(f"--runs {runs}: give at least one run per condition")
@@ -280,6 +295,8 @@ def load_experiment(
         exp = Experiment.model_validate(data)
     except ValidationError as err:
         raise ExperimentError(format_validation(where, err)) from None
+    if runs is not None and file_runs != runs:
+        exp._file_runs = file_runs
     if not exp.name:
         exp.name = "experiment"
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", exp.name):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from wargraph.kernel.graphkit import GameGraph, Phase, build_game
 from wargraph.kernel.parts import Orders
+from wargraph.kernel.phase import phase_spec
 from wargraph.kernel.scenario import FlowMount, Scenario, ScenarioError, load_scenario
 from wargraph.kernel.world import NARRATIVE, World
 from wargraph.nodes.library import LIBRARY
@@ -69,8 +70,23 @@ def mounted(scenario: Scenario) -> dict[str, Phase]:
             )
         if name in spine or name in ("setup", "analyze") and kind != name:
             raise ScenarioError(f"flow.phases: the node name {name!r} is used twice")
-        spine[name] = LIBRARY[kind]
+        spine[name] = _asking_only(LIBRARY[kind], mount)
     return spine
+
+
+def _asking_only(phase: Phase, mount: FlowMount) -> Phase:
+    """An `order` mount with `seats` declares only the seats it asks (those seats, and the
+    members and leaders of the scenario's teams, whom `order` always asks), so the graph draws
+    its edges to them alone, not to every player."""
+    if not mount.seats:
+        return phase
+    named = list(mount.seats)
+
+    def seats(scenario: Scenario, world: World) -> list[str]:
+        teams = [[*t.members, t.leader] for t in scenario.teams.values()]
+        return list(dict.fromkeys([*named, *(m for t in teams for m in t)]))
+
+    return dataclasses.replace(phase_spec(phase), seats=seats)
 
 
 def build(scenario: Scenario | str | dict[str, Any] = DEFAULT_SCENARIO) -> GameGraph:
