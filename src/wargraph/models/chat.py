@@ -635,7 +635,8 @@ def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
 
         class CappedChatOpenAI(ChatOpenAI):
             def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
-                return capped_payload(super()._get_request_payload(input_, stop=stop, **kwargs))
+                payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+                return schema_as_sent(capped_payload(payload))
 
         _CappedChatOpenAI = CappedChatOpenAI
     return _CappedChatOpenAI
@@ -651,6 +652,30 @@ def capped_payload(payload: dict[str, Any]) -> dict[str, Any]:
     if cap is not None:
         payload["max_tokens"] = payload["max_completion_tokens"] = cap
     return payload
+
+
+def schema_as_sent(payload: dict[str, Any]) -> dict[str, Any]:
+    """A server's `response_format` (a JSON schema for its grammar) and plain text messages go
+    into the body as they are, through `extra_body`. Given as parameters, langchain-openai asks
+    through the OpenAI client's `parse`, and the client walks them against its parameter types
+    on every call (each message against every message type) to send the same JSON: about half
+    of a call's CPU, paid by every seat of every wave. Messages with anything but text (parts,
+    tool calls) keep the client's way."""
+    extra: dict[str, Any] = {}
+    fmt = payload.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object":
+        extra["response_format"] = payload.pop("response_format")
+    messages = payload.get("messages")
+    if isinstance(messages, list) and all(_plain_message(m) for m in messages):
+        extra["messages"] = messages
+        payload["messages"] = []  # the client's required argument; the body takes extra's
+    if extra:
+        payload["extra_body"] = {**(payload.get("extra_body") or {}), **extra}
+    return payload
+
+
+def _plain_message(message: Any) -> bool:
+    return isinstance(message, dict) and all(isinstance(v, str) for v in message.values())
 
 
 def structured_kwargs(
