@@ -91,7 +91,8 @@ def per_phase(games: list[dict[str, Any]]) -> dict[str, Any]:
     """CPU per movement phase of one checkout's games (module docstring)."""
     short = [g for g in games if g["year"] == SHORT]
     long = [g for g in games if g["year"] == LONG]
-    between = long[0]["phases"][len(short[0]["phases"]) :]
+    # a record's phases end with the one to play next: the phases played between the two
+    between = long[0]["phases"][len(short[0]["phases"]) - 1 : -1]
     moves = sum(1 for name in between if name.endswith("M"))
     cpu_short = statistics.median(g["cpu_s"] for g in short)
     cpu_long = statistics.median(g["cpu_s"] for g in long)
