@@ -186,7 +186,7 @@ def like_for_like(row: dict[str, Any]) -> dict[str, Any]:
         "rounds": rounds,
         "ai_diplomacy_waves": ai_diplomacy_waves(rounds),
         "ai_diplomacy_wall_s": ref.value,
-        "ai_diplomacy_how": f"measured ({ref.load})",
+        "ai_diplomacy_how": f"measured, {ref.load}",
         "x_ai_diplomacy": round(wall / ref.value, 3) if wall else None,
     }
 
