@@ -111,12 +111,14 @@ def test_like_for_like_takes_the_phases_played_between_the_two_games():
     short = ["S1901M", "F1901M", "W1901A", "S1902M"]
     long = [*short[:-1], "S1902M", "F1902M", "W1902A", "S1903M", "F1903M", "W1903A", "S1904M"]
     games = [
-        {"year": 1901, "cpu_s": 5.0, "phases": short, "tree": "t"},
-        {"year": 1901, "cpu_s": 9.0, "phases": short, "tree": "t"},
-        {"year": 1903, "cpu_s": 8.0, "phases": long, "tree": "t"},
-        {"year": 1903, "cpu_s": 8.4, "phases": long, "tree": "t"},
+        {"year": b.SHORT, "cpu_s": 5.0, "phases": short, "tree": "t"},
+        {"year": b.SHORT, "cpu_s": 9.0, "phases": short, "tree": "t"},
+        {"year": b.LONG, "cpu_s": 6.2, "phases": long, "tree": "t"},
+        {"year": b.LONG, "cpu_s": 9.4, "phases": long, "tree": "t"},
     ]
     row = b.per_phase(games)
     assert row["phases_between"] == long[3:-1] and row["movement_phases_between"] == 4
-    assert row["cpu_per_movement_phase_s"] == pytest.approx((8.2 - 7.0) / 4)
+    # the least of each: load only adds CPU seconds
+    assert row["cpu_per_movement_phase_s"] == pytest.approx((6.2 - 5.0) / 4)
+    assert row["cpu_per_movement_phase_medians_s"] == pytest.approx((7.8 - 7.0) / 4)
     assert row["x_ai_diplomacy"] == pytest.approx(0.3 / 0.473, abs=1e-3)
