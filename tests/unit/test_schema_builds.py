@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,10 +15,13 @@ import wargraph.seats.schemas as schemas
 from wargraph.kernel.context import GameContext
 from wargraph.runs.runner import play
 
+Builds = tuple[Counter[str], dict[str, set[str]]]
+
 
 @pytest.fixture
-def builds(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Every answer model built from here on, by schema name (the cache emptied first)."""
+def builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[Builds]:
+    """Every answer model built from here on, by schema name, and the distinct arguments it
+    was built for (the cache emptied first)."""
     counted: Counter[str] = Counter()
     shapes: dict[str, set[str]] = {}
 
@@ -34,8 +38,7 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     for name, factory in list(schemas._SCHEMAS.items()):
         monkeypatch.setitem(schemas._SCHEMAS, name, counting(name, factory))
     schemas._model_for.cache_clear()
-    counted.shapes = shapes  # type: ignore[attr-defined]
-    yield counted
+    yield counted, shapes
     schemas._model_for.cache_clear()
 
 
@@ -50,7 +53,8 @@ def test_messages_models_are_built_once_per_recipient_set_across_phases(tmp_path
         db=None,
         out_dir=tmp_path / "out",
     )
-    assert builds["diplomacy_messages"] == 7, builds
+    counted, shapes = builds
+    assert counted["diplomacy_messages"] == 7, counted
     # every model built was a shape not seen before: nothing is built twice
-    for name, count in builds.items():
-        assert count == len(builds.shapes[name]), (name, count)  # type: ignore[attr-defined]
+    for name, count in counted.items():
+        assert count == len(shapes[name]), (name, count)
