@@ -27,6 +27,9 @@ noisy neighbour better than absolute numbers do.
 13. `view_tokens`   what a seat reads per profile: Diplomacy's prompt tokens per ask by phase
                     (S1901-F1910), small vs capable, next to AI_Diplomacy's order prompt; view
                     coverage; wall and CPU per movement phase
+14. `like_for_like` CPU per Diplomacy movement phase as AI_Diplomacy's was measured (the CLI,
+                    the default store, HTTP to an instant stub, one negotiation round), with
+                    the ratio to its 0.473 s (benchmarks/reference.py: AI_Diplomacy's figures)
 """
 
 from __future__ import annotations
@@ -52,4 +55,5 @@ BENCHMARKS = (
     "sync_async",
     "seats_at_once",
     "view_tokens",
+    "like_for_like",
 )

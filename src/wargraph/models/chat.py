@@ -520,7 +520,7 @@ def _build_chat_model(
             seed=seed,
             timeout=timeout,
             max_retries=0,  # the decider retries with back-off and records each fault
-            http_client=deadline_client(timeout),
+            http_client=_shared_client(timeout),
         )
     return model
 
@@ -653,6 +653,20 @@ class DeadlineTransport(httpx.HTTPTransport):
         return response
 
 
+_HTTP_CLIENTS: dict[float, httpx.Client] = {}
+
+
+def _shared_client(total: float) -> httpx.Client:
+    """One HTTP client per call timeout for every server model of the process (called under
+    `_CHAT_BUILD`): a model per seat, length cap and seed each made its own, with its own TLS
+    context (~10-40 ms of CPU each, 21 in a Diplomacy game's first year). httpx's client is
+    safe to share between threads; its pool keeps a connection per request in flight."""
+    found = _HTTP_CLIENTS.get(total)
+    if found is None:
+        found = _HTTP_CLIENTS[total] = deadline_client(total)
+    return found
+
+
 def deadline_client(total: float) -> httpx.Client:
     """The HTTP client of a server model: `total` seconds for a call, however its answer comes."""
     # redirects and pool as OpenAI's own client has them (httpx drops the key across origins)
@@ -674,7 +688,8 @@ def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
 
         class CappedChatOpenAI(ChatOpenAI):
             def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
-                return capped_payload(super()._get_request_payload(input_, stop=stop, **kwargs))
+                payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+                return schema_as_sent(capped_payload(payload))
 
         _CappedChatOpenAI = CappedChatOpenAI
     return _CappedChatOpenAI
@@ -690,6 +705,30 @@ def capped_payload(payload: dict[str, Any]) -> dict[str, Any]:
     if cap is not None:
         payload["max_tokens"] = payload["max_completion_tokens"] = cap
     return payload
+
+
+def schema_as_sent(payload: dict[str, Any]) -> dict[str, Any]:
+    """A server's `response_format` (a JSON schema for its grammar) and plain text messages go
+    into the body as they are, through `extra_body`. Given as parameters, langchain-openai asks
+    through the OpenAI client's `parse`, and the client walks them against its parameter types
+    on every call (each message against every message type) to send the same JSON: about half
+    of a call's CPU, paid by every seat of every wave. Messages with anything but text (parts,
+    tool calls) keep the client's way."""
+    extra: dict[str, Any] = {}
+    fmt = payload.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object":
+        extra["response_format"] = payload.pop("response_format")
+    messages = payload.get("messages")
+    if isinstance(messages, list) and all(_plain_message(m) for m in messages):
+        extra["messages"] = messages
+        payload["messages"] = []  # the client's required argument; the body takes extra's
+    if extra:
+        payload["extra_body"] = {**(payload.get("extra_body") or {}), **extra}
+    return payload
+
+
+def _plain_message(message: Any) -> bool:
+    return isinstance(message, dict) and all(isinstance(v, str) for v in message.values())
 
 
 def structured_kwargs(

@@ -110,7 +110,15 @@ class _AesCipher(CipherProtocol):
 
         self.key, self.guard = key, guard
         self.gcm = AESGCM(key)
-        self.eax = EncryptedSerializer.from_pycryptodome_aes(key=key).cipher
+        self._eax: CipherProtocol | None = None
+
+    @property
+    def eax(self) -> CipherProtocol:
+        """AES-EAX for blobs of stores from before AES-GCM, made when one is read: importing
+        pycryptodome cost every command that opens a store ~0.1 s of CPU."""
+        if self._eax is None:
+            self._eax = EncryptedSerializer.from_pycryptodome_aes(key=self.key).cipher
+        return self._eax
 
     def encrypt(self, plaintext: bytes) -> tuple[str, bytes]:
         nonce = os.urandom(12)  # random 96-bit nonces: safe far beyond a store's blob count

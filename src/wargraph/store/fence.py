@@ -49,7 +49,23 @@ def store_of(db: str | Path) -> str:
     text = str(db)
     if text.startswith(("postgresql://", "postgres://")):
         return text
-    return os.path.realpath(text)
+    return _real_path(text, os.getcwd() if not os.path.isabs(text) else "")
+
+
+_resolved: dict[tuple[str, str], str] = {}
+
+
+def _real_path(text: str, cwd: str) -> str:
+    """The file a store's name resolves to, once per name and working folder: every write of a
+    game asks (its fence check), and resolving the path is a system call per folder of it. A
+    name that does not resolve to an existing file yet is resolved again each time."""
+    key = (text, cwd)
+    found = _resolved.get(key)
+    if found is None:
+        found = os.path.realpath(os.path.join(cwd, text) if cwd else text)
+        if os.path.exists(found) and len(_resolved) < 1024:
+            _resolved[key] = found
+    return found
 
 
 def advisory_key(store: str, name: str, kind: str = "lease") -> int:

@@ -29,6 +29,12 @@ def message_chars(table: Table, power: str) -> int:
     return table.profile(power).message_limit(diplomacy_scenario(table).diplomacy.message_chars)
 
 
+def schema_order(recipients: list[str]) -> list[str]:
+    """The recipients as the answer schema lists them: GLOBAL first, then the powers in
+    alphabetical order, however the prompt lists them (one answer model per set)."""
+    return [r for r in recipients if r == GLOBAL] + sorted(r for r in recipients if r != GLOBAL)
+
+
 @dataclass(frozen=True)
 class Negotiation(Press):
     """`diplomacy.negotiation_rounds` exchanges of at most `max_messages` per power."""
@@ -79,7 +85,10 @@ class Negotiation(Press):
             ),
             schema="diplomacy_messages",
             schema_args={
-                "recipients": recipients,
+                # the schema's choices in one order: the prompt above lists them in this seat's
+                # order for the phase, and a schema per order was a new answer model per seat
+                # and phase (the order of an enum decides nothing a model is held to)
+                "recipients": schema_order(recipients),
                 "limit": cfg.max_messages,
                 "chars": chars,
                 **({"people": True} if table.seat(speaker).get("kind") == "human" else {}),
