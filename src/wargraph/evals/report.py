@@ -355,8 +355,7 @@ def write_report(
     if meta.get("file_runs") not in (None, runs):
         lines += [
             f"**{runs} play(s) per condition** (`--runs {runs}`): the experiment file asks for "
-            f"{meta['file_runs']}; where its description gives a count, this study played "
-            f"{runs}.",
+            f"{meta['file_runs']}.",
             "",
         ]
     lines += [
