@@ -9,6 +9,7 @@ import pytest
 
 from tests.server.support import bearer, start_game, token_of, wait_for, waiting_for, web
 from wargraph.kernel.parts import FALLBACK_PLAN
+from wargraph.kernel.state import EVERYONE
 from wargraph.seats.deciders import DEADLINE_ANSWER
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(180)]
@@ -112,7 +113,7 @@ def test_at_a_diplomacy_deadline_the_powers_units_hold_and_the_record_says_so(se
             "scenario": "diplomacy",
             "humans": ["FRANCE"],
             "model": "scripted",
-            "options": {"diplomacy.max_year": 1901, "diplomacy.negotiation_rounds": 1},
+            "options": {"diplomacy.max_year": 1901, "diplomacy.negotiation_rounds": 2},
         }
         facilitator = bearer(server.facilitator_token)
         r = client.post("/wargraph/graphs", headers=facilitator, json=body)
@@ -139,7 +140,17 @@ def test_at_a_diplomacy_deadline_the_powers_units_hold_and_the_record_says_so(se
         assert adjudicated["data"]["sources"]["FRANCE"] == ["deadline"]
         assert adjudicated["data"]["sources"]["ENGLAND"] == ["scripted"]
         (diary,) = [e for e in record["events"] if e["kind"] == "diary" and e["author"] == "FRANCE"]
-        assert diary["data"]["source"] == "deadline"
+        heard = [
+            e
+            for e in record["events"]
+            if e["kind"] == "message"
+            and e["round"] == diary["round"]
+            and {EVERYONE, "FRANCE"} & set(e.get("audience") or [EVERYONE])
+        ]
+        # a power that heard nothing gets its diary written by code and is not asked: two rounds
+        # of talks, so that FRANCE hears a public message and its diary is the deadline's answer
+        assert heard, "no message reached FRANCE: its diary is not asked"
+        assert diary["data"]["source"] == "deadline", diary
         assert not [
             e for e in record["events"] if e["kind"] == "message" and e["author"] == "FRANCE"
         ]
