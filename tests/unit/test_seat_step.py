@@ -132,3 +132,40 @@ def test_a_game_forked_from_an_earlier_state_gives_each_seat_its_notes_of_then(c
     assert asked and all(a.startswith("r2.") for a in asked), asked
     # ... from the notes of round 1, and ends with the same notes
     assert graph.get_state(seat).values["memory"] == played
+
+
+def test_a_seat_takes_the_checkpoint_it_wrote_without_reading_it_again(tmp_path, monkeypatch):
+    """Issue 43: each seat read, unsealed and decoded its own last checkpoint before its request
+    left. In a game's process the seat keeps the one it wrote (the game's state records it), so
+    it reads none after its first step; its notes are the same as a restarted process reads."""
+    from wargraph.runs.runner import play
+    from wargraph.store.saver import Saver
+
+    reads: list[str] = []
+    real = Saver.get_tuple
+
+    def counting(self, config):
+        ns = config["configurable"].get("checkpoint_ns", "")
+        if ns.startswith("agent_"):
+            reads.append(ns)
+        return real(self, config)
+
+    monkeypatch.setattr(Saver, "get_tuple", counting)
+    db = tmp_path / "g.sqlite"
+    result = play(
+        "wwi",
+        overrides=["rounds=3"],
+        context=GameContext(model="scripted", seed=2),
+        db=db,
+        thread_id="kept",
+        out_dir=tmp_path / "out",
+    )
+    assert result.finished
+    calls = [json.loads(x) for x in (tmp_path / "out" / "trace.jsonl").read_text().splitlines()]
+    seats = sorted({c["role"] for c in calls})
+    # a seat's first step finds no checkpoint of its own; its later steps read none
+    assert sorted(reads) == [f"agent_{r}" for r in seats]
+    later = [n for c in calls if c.get("round") == 3 for n in _notes(c) if "(round 2," in n]
+    assert later  # later prompts still carry the seat's notes
+    for role in seats:
+        assert _memory(db, "kept", role)

@@ -18,6 +18,7 @@ from langgraph.types import RetryPolicy
 
 import wargraph.kernel.late_writes as late_writes
 from wargraph.kernel.context import GameContext, context_of
+from wargraph.kernel.heap import settle_heap
 from wargraph.kernel.phase import PhaseFn, PhaseSpec, phase_spec
 from wargraph.kernel.scenario import Scenario, ScenarioError, load_scenario
 from wargraph.kernel.state import CLEAR, GameInput, GameState, make_event
@@ -149,6 +150,7 @@ def _check_not_asked_again(name: str, table: Table, update: dict[str, Any]) -> N
 
 def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: World) -> Callable:
     def phase(state: KitState, runtime: Runtime[GameContext]) -> dict[str, Any]:
+        settle_heap()
         current: KitState = {**state, "phase": name}
         table = Table(scenario_of(state), context_of(runtime), current, world)
         with family_prompts(table.scenario.family):  # a plug-in's own templates first

@@ -691,6 +691,19 @@ def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
                 payload = super()._get_request_payload(input_, stop=stop, **kwargs)
                 return schema_as_sent(capped_payload(payload))
 
+            def _generate(
+                self,
+                messages: list[BaseMessage],
+                stop: list[str] | None = None,
+                run_manager: CallbackManagerForLLMRun | None = None,
+                **kwargs: Any,
+            ) -> ChatResult:
+                payload = self._get_request_payload(messages, stop=stop, **kwargs)
+                body = plain_body(payload) if plain_client(self) else None
+                if body is None:  # anything the OpenAI client must shape: its own way
+                    return super()._generate(messages, stop, run_manager, **kwargs)
+                return self._create_chat_result(post_completion(self, body))
+
         _CappedChatOpenAI = CappedChatOpenAI
     return _CappedChatOpenAI
 
@@ -725,6 +738,104 @@ def schema_as_sent(payload: dict[str, Any]) -> dict[str, Any]:
     if extra:
         payload["extra_body"] = {**(payload.get("extra_body") or {}), **extra}
     return payload
+
+
+# What a payload may hold to be posted as it is: JSON values the OpenAI client would send
+# unchanged (it leaves out only its "not given" markers, which a payload never holds).
+_PLAIN_KEYS = frozenset(
+    {
+        "model",
+        "messages",
+        "stream",
+        "seed",
+        "temperature",
+        "top_p",
+        "n",
+        "stop",
+        "max_tokens",
+        "max_completion_tokens",
+        "presence_penalty",
+        "frequency_penalty",
+        "extra_body",
+    }
+)
+
+
+def plain_client(model: Any) -> bool:
+    """A server model whose client adds nothing of its own to a request: no headers, query,
+    organisation or project beyond the key, the response headers not asked for."""
+    return not (
+        model.default_headers
+        or model.default_query
+        or model.openai_organization
+        or getattr(model, "openai_project", None)
+        or model.include_response_headers
+    )
+
+
+def plain_body(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON body the OpenAI client would send for `payload` (`extra_body` merged over the
+    parameters, as it does), or None when the payload holds anything it would reshape."""
+    if payload.get("stream") or not set(payload) <= _PLAIN_KEYS:
+        return None
+    extra = payload.get("extra_body") or {}
+    if not isinstance(extra, dict):
+        return None
+    return {**{k: v for k, v in payload.items() if k != "extra_body"}, **extra}
+
+
+def post_completion(model: Any, body: dict[str, Any]) -> Any:
+    """One chat completion posted on the model's HTTP client, the OpenAI client left out: with
+    a schema and the messages as they are (`schema_as_sent`) it only walked them against its
+    parameter types, built its own request object and a typed reply, about two thirds of a
+    call's CPU, paid by each seat one after the other before its request left. The answer is
+    the reply's JSON (a reply not labelled JSON and not JSON: its text, which langchain-openai
+    names). A failure is
+    the OpenAI client's exception for it (status, timeout, connection), as LangChain raises it."""
+    import openai
+    from langchain_openai.chat_models import base as lc_openai
+
+    root = model.root_client
+    key = model.openai_api_key.get_secret_value() if model.openai_api_key else ""
+    request = root._client.build_request(
+        "POST",
+        f"{str(root.base_url).rstrip('/')}/chat/completions",
+        content=json.dumps(body).encode(),
+        headers={
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "User-Agent": root.user_agent,
+            "Authorization": f"Bearer {key}",
+        },
+    )
+    try:
+        try:
+            response = root._client.send(request)
+        except httpx.TimeoutException as err:
+            raise openai.APITimeoutError(request=request) from err
+        except Exception as err:
+            raise openai.APIConnectionError(request=request) from err
+        if response.status_code >= 400:
+            raise root._make_status_error_from_response(response)
+    except openai.BadRequestError as err:
+        lc_openai._handle_openai_bad_request(err)
+        raise
+    except openai.APIError as err:
+        lc_openai._handle_openai_api_error(err)
+        raise
+    if response.headers.get("content-type", "*").split(";")[0].endswith("json"):
+        data = response.json()  # not JSON after all: its JSONDecodeError, as the client's
+    else:
+        try:
+            data = response.json()
+        except ValueError:
+            return response.text
+    if isinstance(data, dict) and isinstance(data.get("choices"), list):
+        return data
+    # another shape: the client's typed reply, so that it fails as it did
+    from openai.types.chat import ChatCompletion
+
+    return root._process_response_data(data=data, cast_to=ChatCompletion, response=response)
 
 
 def _plain_message(message: Any) -> bool:

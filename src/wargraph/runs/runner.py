@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import gc
 import json
 import os
 import uuid
@@ -143,23 +142,6 @@ def _waiting(state: Any) -> list[dict[str, Any]]:
     return [{"id": i.id, "value": i.value} for i in state.interrupts]
 
 
-# Steps of this process after which what is alive is frozen out of the collector's full scans.
-_SETTLE_STEPS = 10
-_settled = [0]
-
-
-def settle_heap() -> None:
-    """After each of the process's first steps, what is alive (the imports, compiled graphs,
-    chat models and schemas the first steps load: ~240,000 objects in a Diplomacy game) is
-    moved out of the garbage collector's reach (`gc.freeze`, a constant-time splice). Each full
-    collection scanned all of it again and stopped every thread for 0.05-0.25 s, several times
-    a phase, between the waves of calls. Later objects are collected as before; cyclic garbage
-    of the first steps that was still uncollected stays allocated (bounded: ten steps)."""
-    if _settled[0] < _SETTLE_STEPS:
-        _settled[0] += 1
-        gc.freeze()
-
-
 def _drive(
     graph: Any,
     first_input: Any,
@@ -178,7 +160,6 @@ def _drive(
         ):
             if held is not None:
                 held.check()  # taken over after a stall: stop writing at once
-            settle_heap()
             if progress:
                 for node, values in update.items():
                     progress(node, values if isinstance(values, dict) else {})

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -355,6 +356,23 @@ def build_agent() -> StateGraph:
 seat_graph: CompiledStateGraph = build_agent().compile(checkpointer=True)
 
 
+# The checkpoint each seat last wrote through a saver of this process, by thread and namespace.
+# The seat's next step takes it from here rather than reading, unsealing and decoding it again
+# before its request leaves (issue 43), when the game's state records that very checkpoint (an
+# id names one content); only on the sync path (the runner's, one writer per game under its
+# lease). What is stored is unchanged: a killed game resumes from the store.
+_WRITTEN: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], CheckpointTuple]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _written(saver: Any) -> dict[tuple[str, str], CheckpointTuple] | None:
+    try:
+        return _WRITTEN.setdefault(saver, {})
+    except TypeError:  # a saver that takes no weak reference: read from it every time
+        return None
+
+
 class SeatStore:
     """A seat's state: the latest checkpoint of its namespace, read and written through the
     game's checkpointer (none: the seat keeps nothing between steps, as a subgraph then did)."""
@@ -405,6 +423,9 @@ class SeatStore:
     def load(self) -> AgentState:
         if self.saver is None:
             return self.state(None)
+        kept = (_written(self.saver) or {}).get(self._key())
+        if kept is not None and self.recorded and kept.checkpoint["id"] == self.recorded:
+            return self.state(kept)
         latest = self.saver.get_tuple(self.config)
         if self.current(latest):
             return self.state(latest)
@@ -456,8 +477,17 @@ class SeatStore:
         if self.saver is None:
             return {}
         config, checkpoint, metadata, versions = self.checkpoint(state)
-        self.saver.put(config, checkpoint, metadata, versions)
+        kept = _written(self.saver)
+        if kept is not None:
+            kept.pop(self._key(), None)  # until it is written
+        self.saver.put(config, copy.copy(checkpoint), metadata, versions)
+        if kept is not None:
+            at: RunnableConfig = {CONF: {**self.config[CONF], "checkpoint_id": checkpoint["id"]}}
+            kept[self._key()] = CheckpointTuple(at, checkpoint, metadata, config)
         return {self.ns: checkpoint["id"]}
+
+    def _key(self) -> tuple[str, str]:
+        return str(self.config[CONF]["thread_id"]), self.ns
 
     async def asave(self, state: AgentState) -> dict[str, str]:
         if self.saver is None:
