@@ -4,6 +4,7 @@ servers, and any provider LangChain's `init_chat_model` knows (`anthropic:...`, 
 from __future__ import annotations
 
 import contextvars
+import functools
 import importlib.util
 import json
 import os
@@ -763,13 +764,33 @@ _PLAIN_KEYS = frozenset(
 
 def plain_client(model: Any) -> bool:
     """A server model whose client adds nothing of its own to a request: no headers, query,
-    organisation or project beyond the key, the response headers not asked for."""
-    return not (
+    organisation or project beyond the key, the response headers not asked for; and the
+    installed openai and langchain-openai still have the internals `post_completion` uses
+    (else every call goes through the OpenAI client, as before)."""
+    return _internals_present() and not (
         model.default_headers
         or model.default_query
         or model.openai_organization
         or getattr(model, "openai_project", None)
         or model.include_response_headers
+    )
+
+
+@functools.cache
+def _internals_present() -> bool:
+    import openai
+    from langchain_openai.chat_models import base as lc_openai
+
+    client = openai.OpenAI
+    return all(
+        hasattr(owner, name)
+        for owner, name in (
+            (client, "_make_status_error_from_response"),
+            (client, "_process_response_data"),
+            (client, "user_agent"),
+            (lc_openai, "_handle_openai_bad_request"),
+            (lc_openai, "_handle_openai_api_error"),
+        )
     )
 
 
