@@ -169,3 +169,36 @@ def test_a_seat_takes_the_checkpoint_it_wrote_without_reading_it_again(tmp_path,
     assert later  # later prompts still carry the seat's notes
     for role in seats:
         assert _memory(db, "kept", role)
+
+
+def test_the_seats_kept_per_saver_are_bounded(tmp_path, monkeypatch):
+    """A study plays many games on one saver: the seats' last checkpoints kept in memory stay
+    within WRITTEN_KEPT, the oldest dropped first; a dropped seat reads its checkpoint from the
+    store again and keeps its notes."""
+    import wargraph.seats.agents as agents
+    from wargraph.runs.runner import play
+
+    monkeypatch.setattr(agents, "WRITTEN_KEPT", 3)
+    seen: list[dict] = []
+    real = agents._written
+
+    def watching(saver):
+        kept = real(saver)
+        if kept is not None and not any(k is kept for k in seen):
+            seen.append(kept)
+        return kept
+
+    monkeypatch.setattr(agents, "_written", watching)
+    result = play(
+        "wwi",
+        overrides=["rounds=2"],
+        context=GameContext(model="scripted", seed=2),
+        db=tmp_path / "g.sqlite",
+        thread_id="bounded",
+        out_dir=tmp_path / "out",
+    )
+    assert result.finished and seen
+    assert all(len(kept) == 3 for kept in seen), [len(k) for k in seen]
+    calls = [json.loads(x) for x in (tmp_path / "out" / "trace.jsonl").read_text().splitlines()]
+    later = [n for c in calls if c.get("round") == 2 for n in _notes(c) if "(round 1," in n]
+    assert later  # evicted seats still read their notes (from the store)

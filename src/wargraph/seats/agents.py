@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import threading
 import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -364,6 +365,11 @@ seat_graph: CompiledStateGraph = build_agent().compile(checkpointer=True)
 _WRITTEN: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], CheckpointTuple]] = (
     weakref.WeakKeyDictionary()
 )
+# Seats kept per saver: a study plays many games on one saver, and a finished game's seats would
+# otherwise stay here for the saver's life. The oldest written goes first (an evicted seat is
+# read from the store again, as before this cache).
+WRITTEN_KEPT = 512
+_WRITTEN_LOCK = threading.Lock()  # the seats of a wave write from threads of their own
 
 
 def _written(saver: Any) -> dict[tuple[str, str], CheckpointTuple] | None:
@@ -483,7 +489,10 @@ class SeatStore:
         self.saver.put(config, copy.copy(checkpoint), metadata, versions)
         if kept is not None:
             at: RunnableConfig = {CONF: {**self.config[CONF], "checkpoint_id": checkpoint["id"]}}
-            kept[self._key()] = CheckpointTuple(at, checkpoint, metadata, config)
+            with _WRITTEN_LOCK:
+                kept[self._key()] = CheckpointTuple(at, checkpoint, metadata, config)
+                while len(kept) > WRITTEN_KEPT:  # insertion order: the oldest is first
+                    kept.pop(next(iter(kept)))
         return {self.ns: checkpoint["id"]}
 
     def _key(self) -> tuple[str, str]:
