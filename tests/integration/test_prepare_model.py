@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from wargraph.cli import app
 from wargraph.kernel.scenario import load_scenario
-from wargraph.runs.prepare import answer_problems
+from wargraph.runs.prepare_check import answer_problems
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(900)]
 

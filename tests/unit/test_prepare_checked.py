@@ -14,13 +14,8 @@ from typer.testing import CliRunner
 import wargraph.runs.posthoc as posthoc
 from wargraph.cli import app
 from wargraph.kernel.scenario import load_scenario
-from wargraph.runs.prepare import (
-    GENERIC_INJECTS,
-    GENERIC_RESPONDERS,
-    answer_problems,
-    key_words,
-    prepare,
-)
+from wargraph.runs.prepare import GENERIC_INJECTS, GENERIC_RESPONDERS, prepare
+from wargraph.runs.prepare_check import answer_problems, key_words
 
 REQUEST = "A tabletop exercise on a ransomware attack at a hospital"
 ECHO = {  # what the embedded model wrote on main: the prompt's instruction, back
