@@ -11,6 +11,7 @@ from tests.server.support import bearer, start_game, token_of, wait_for, waiting
 from wargraph.kernel.parts import FALLBACK_PLAN
 from wargraph.kernel.state import EVERYONE
 from wargraph.seats.deciders import DEADLINE_ANSWER
+from wargraph.server.games import DEADLINE_KEY
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(180)]
 
@@ -130,6 +131,14 @@ def test_at_a_diplomacy_deadline_the_powers_units_hold_and_the_record_says_so(se
         assert (
             wait_for(next_phase, "S1901M to end at its deadline", timeout=120)["deadline"] is None
         )
+
+        def spent_dropped():  # the passed deadline of an ended phase is not kept (nor re-read)
+            thread = client.get(f"/threads/{thread_id}", headers=facilitator).json()
+            return DEADLINE_KEY not in (thread.get("metadata") or {}) or (
+                thread["metadata"][DEADLINE_KEY] is None
+            )
+
+        wait_for(spent_dropped, "the spent deadline to be dropped", timeout=30)
         record = client.get(f"/wargraph/graphs/{thread_id}/record", headers=facilitator).json()
         (adjudicated,) = [
             e

@@ -811,8 +811,8 @@ def post_completion(model: Any, body: dict[str, Any]) -> Any:
     parameter types, built its own request object and a typed reply, about two thirds of a
     call's CPU, paid by each seat one after the other before its request left. The answer is
     the reply's JSON (a reply not labelled JSON and not JSON: its text, which langchain-openai
-    names). A failure is
-    the OpenAI client's exception for it (status, timeout, connection), as LangChain raises it."""
+    names). A failure is the OpenAI client's exception for it (status, timeout, connection), as
+    LangChain raises it."""
     import openai
     from langchain_openai.chat_models import base as lc_openai
 

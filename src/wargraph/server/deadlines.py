@@ -192,6 +192,14 @@ def fallback_answer(question: dict[str, Any], saved: dict[str, Any]) -> dict[str
     return {DEADLINE_ANSWER: {"phase": saved.get("phase"), "at": saved.get("at")}}
 
 
+async def _drop_spent(thread_id: str, game: dict[str, Any], saved: dict[str, Any]) -> None:
+    """A passed deadline whose phase has ended (or whose game is over) is removed, unless the
+    facilitator has set another since: the watcher would otherwise read the game again at every
+    tick for as long as the server runs."""
+    if game.get("deadline") == saved:
+        await _save(thread_id, None)
+
+
 async def enforce(thread_id: str, saved: dict[str, Any]) -> int:
     """Answer the game's open questions of the deadline's phase with their fallbacks (one run)
     and wait for that run; how many were answered. Nothing when the game has moved to another
@@ -215,16 +223,17 @@ async def enforce(thread_id: str, saved: dict[str, Any]) -> int:
             except ApiError:
                 return 0
             values = game["values"]
-            if (
-                values.get("done")
-                or game.get("held_by")
-                or game["thread"].get("status") == "busy"
-                or not game["interrupts"]
-            ):
+            if values.get("done"):
+                await _drop_spent(thread_id, game, saved)
+                return 0
+            if game.get("held_by") or game["thread"].get("status") == "busy":
+                return 0
+            if not game["interrupts"]:
                 return 0
             sc = await asyncio.to_thread(stored_scenario, values)
             key = phase_key(await asyncio.to_thread(moment_of, sc, values), values)
             if saved.get("phase") != key:
+                await _drop_spent(thread_id, game, saved)
                 return 0
             resume = {i["id"]: fallback_answer(i["value"], saved) for i in game["interrupts"]}
             assistant, context = await run_settings(thread_id, game["thread"])
