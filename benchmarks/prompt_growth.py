@@ -19,6 +19,7 @@ counted them): move 3 at most 1.5x move 1, move 1 no larger than before (1,173).
 from __future__ import annotations
 
 import argparse
+import atexit
 import tempfile
 import time
 from collections import defaultdict
@@ -60,7 +61,11 @@ def tokenizer():
     from wargraph.models.chat import embedded_model_path
 
     with quiet_stderr():
-        return Llama(model_path=str(embedded_model_path()), vocab_only=True, verbose=False)
+        llama = Llama(model_path=str(embedded_model_path()), vocab_only=True, verbose=False)
+    # closed before the interpreter tears llama_cpp's module down: a close from the finaliser
+    # then printed "Exception ignored in Llama.__del__ ... 'NoneType' object is not callable"
+    atexit.register(llama.close)
+    return llama
 
 
 def count_tokens(text: str) -> int:
