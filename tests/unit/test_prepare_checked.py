@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import wargraph.runs.posthoc as posthoc
 from wargraph.cli import app
 from wargraph.kernel.scenario import load_scenario
-from wargraph.runs.prepare import GENERIC_INJECTS, GENERIC_RESPONDERS, prepare
+from wargraph.runs.prepare import generic_drill, prepare
 from wargraph.runs.prepare_check import answer_problems, key_words
 
 REQUEST = "A tabletop exercise on a ransomware attack at a hospital"
@@ -157,7 +157,8 @@ def test_injects_that_are_no_events_give_a_generic_deck_said(answers):
     assert set(done.data["players"]) == {"it_director", "chief_nurse", "hospital_ceo"}
     table = done.data["tabletop"]
     assert [c["text"] for c in table["incidents"]] == [GOOD["setting"]]
-    assert [c["text"] for c in table["injects"]] == GENERIC_INJECTS
+    deck = [card["text"] for card in generic_drill()["tabletop"]["injects"]]
+    assert [c["text"] for c in table["injects"]] == deck and len(deck) == 4
     assert "Northwind" not in yaml.safe_dump(done.data)
     (said,) = done.kept
     assert said.startswith("a generic inject deck") and "'Vinnie Colosanto'" in said
@@ -179,7 +180,7 @@ def test_two_unusable_answers_give_the_fallback_and_say_what_was_kept(answers):
     assert done.source == "fallback" and len(done.problems) == 2
     assert done.data["setting"] == REQUEST
     # not the bank's seats and cards: a generic drill on the description, said
-    assert set(done.data["players"]) == set(GENERIC_RESPONDERS) and "teams" not in done.data
+    assert set(done.data["players"]) == set(generic_drill()["players"]) and "teams" not in done.data
     assert [c["text"] for c in done.data["tabletop"]["incidents"]] == [REQUEST]
     assert "Northwind" not in yaml.safe_dump(done.data)
     (said,) = done.kept

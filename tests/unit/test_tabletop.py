@@ -377,4 +377,4 @@ def test_every_shipped_tabletop_scenario_plays(scripted):
         assert not out.get("error") and out["done"] is True
         assert len(kinds(out, "incident")) == 1 and kinds(out, "inject")
         assert len(kinds(out, "answer")) == len(data.get("questions", []))
-    assert {"haiwire", "agent_oncall"} <= set(names)
+    assert {"haiwire", "agent_oncall", "incident_drill"} <= set(names)

@@ -117,46 +117,19 @@ class Prepared:
 
 
 # A tabletop prepared from a description asks about any incident, not the template's bank.
-TABLETOP_QUESTIONS = [
-    {
-        "id": "contained",
-        "text": "Was the incident contained or resolved?",
-        "options": ["yes", "no"],
-    },
-    {
-        "id": "informed",
-        "text": "Did the responders inform those affected, a regulator or the public?",
-        "options": ["yes", "no"],
-    },
-    {"id": "lesson", "text": "In one or two sentences, what is the most important lesson?"},
-]
-# The seats of a tabletop drill prepared without a usable answer: the responders of any incident.
-GENERIC_RESPONDERS = {
-    "incident_commander": {
-        "persona": "Leads the response: weighs the team's advice and decides what happens next.",
-        "goals": ["Resolve the incident", "Protect the people affected first"],
-    },
-    "technical_lead": {
-        "persona": "Knows the systems involved; finds the cause and contains the damage.",
-        "goals": ["Find the cause", "Contain the damage without causing more"],
-    },
-    "legal_counsel": {
-        "persona": "Thinks about notification duties, liability and evidence to preserve.",
-        "goals": ["Meet every notification deadline"],
-    },
-    "communications_lead": {
-        "persona": "Speaks to those affected, the press and staff; wants one honest message.",
-        "goals": ["Keep the trust of those affected"],
-    },
-}
-# The deck of a tabletop whose answer has no inject told in a sentence: developments that land
-# on the responders of any incident (the written setting is then the incident card).
-GENERIC_INJECTS = [
-    "A journalist asks for comment within the hour and says an insider has told them what happened.",
-    "A regulator asks for a written account of the incident and of whom it affects within 72 hours.",
-    "It turns out the trouble started days earlier than first thought, so more people are affected.",
-    "The person who must decide cannot be reached for the next hour.",
-]
+# The shipped drill for any incident: its questions close every prepared tabletop; its seats and
+# deck are dealt when the model's answer has none usable (the description is then the card).
+GENERIC_DRILL = "incident_drill"
+
+
+def generic_drill() -> dict[str, Any]:
+    """The shipped generic drill's data (`scenarios/tabletop/incident_drill.yaml`)."""
+    from wargraph.kernel.scenario import shipped_scenarios
+
+    data = yaml.safe_load(shipped_scenarios()[GENERIC_DRILL].read_text(encoding="utf-8"))
+    return dict(data)
+
+
 FRAMING = {
     "tabletop": "The first inject is the incident that opens the exercise; the others are "
     "developments that land on the responders while they handle it.",
@@ -230,11 +203,12 @@ def prepare(
     data["setting"] = request.strip() if source == "fallback" else written["setting"]
     kept: list[str] = []
     if choice.family == "tabletop" and source == "fallback":
-        data, _ = _with_seats(data, {"players": GENERIC_RESPONDERS}, "tabletop")
+        responders = generic_drill()["players"]
+        data, _ = _with_seats(data, {"players": responders}, "tabletop")
         data, _ = _tabletop_cards(data, {**written, "setting": request.strip(), "injects": []})
         kept.append(
-            f"generic responder seats ({_names(GENERIC_RESPONDERS)}), the description as the "
-            "incident card and a generic inject deck"
+            f"generic responder seats ({_names(responders)}), the description as the "
+            f"incident card and a generic inject deck (from {GENERIC_DRILL!r})"
         )
     elif choice.family in FIXED_SEATS:
         pass  # the seats are the game's board (documented)
@@ -278,9 +252,10 @@ def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict
     ]
     incident = texts.pop(0) if len(texts) > 1 else written["setting"]
     why = ""
+    drill = generic_drill()
     if not texts:
         unusable = [str(i["text"])[:40] for i in written.get("injects") or []]
-        texts = list(GENERIC_INJECTS)
+        texts = [str(card["text"]) for card in drill["tabletop"]["injects"]]
         why = "the model wrote no inject told in a sentence" + (
             f" ({'; '.join(map(repr, unusable))})" if unusable else ""
         )
@@ -291,7 +266,7 @@ def _tabletop_cards(data: dict[str, Any], written: dict[str, Any]) -> tuple[dict
     ]
     table["injects"] = [{"id": f"j{i + 1}", "text": t} for i, t in enumerate(texts)]
     table["injects_by_severity"] = dict.fromkeys((1, 2, 3), len(texts))
-    return {**data, "tabletop": table, "questions": TABLETOP_QUESTIONS}, why
+    return {**data, "tabletop": table, "questions": drill["questions"]}, why
 
 
 def write_checked(data: dict[str, Any], path: Path, *, force: bool = False) -> Path:
