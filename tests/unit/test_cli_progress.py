@@ -94,3 +94,32 @@ def test_on_a_terminal_the_spinner_carries_the_wait(monkeypatch):
     shown = screen.getvalue()
     assert "playing azuristan_crimsonia on embedded ..." in shown
     assert "waiting on azuristan (order, round 1) on embedded: 1 s" in shown
+
+
+def test_an_experiment_shows_the_call_its_games_wait_on():
+    """The experiment's bars, and under them the model call waited on longest (issue 41's
+    leftover: the bars said "run 1: order" and nothing of the model)."""
+    import io
+
+    from rich.console import Console
+
+    from wargraph.evals.experiment.plan import plan_games
+    from wargraph.evals.experiment.progress import ProgressView
+    from wargraph.evals.experiment.spec import load_experiment
+
+    exp = load_experiment("azuristan_personas", runs=1, model="scripted")
+    plans = plan_games(exp, check=False)
+    out = io.StringIO()
+    screen = Console(file=out, force_terminal=True, width=160)
+    with ProgressView(exp, plans, 0, True, screen) as view:
+        assert waits.watched()  # the embedded model counts its tokens while the line shows
+        with waits.waiting("azuristan", "order", 1, "embedded") as wait:
+            wait.state, wait.tokens = "writing", 42
+            view.progress.refresh()
+        shown_during = out.getvalue()
+        view.progress.refresh()
+    assert not waits.watched()
+    assert "waiting on azuristan (order, round 1) on embedded" in shown_during
+    assert "42 tokens written so far" in shown_during
+    last = out.getvalue()[len(shown_during) :]
+    assert "waiting on" not in last  # the call ended: the line went with it

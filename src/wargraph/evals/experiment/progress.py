@@ -1,7 +1,9 @@
-"""The driver's live view of an experiment."""
+"""The driver's live view of an experiment: a bar per condition and, under the bars, the model
+call the games wait on longest (`wargraph.models.waits`), as `wargraph play`'s spinner shows it."""
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +26,21 @@ class ProgressView:
             TextColumn,
             TimeElapsedColumn,
         )
+        from rich.text import Text
+
+        from wargraph.models import waits
+
+        class WithWaits(Progress):
+            def get_renderables(self) -> Any:
+                yield from super().get_renderables()
+                line = waits.summary(waits.now_waiting())
+                if line:  # read at each refresh (10 a second), from the calls' own registry
+                    yield Text(f"  {line}", style="dim", overflow="ellipsis", no_wrap=True)
 
         self.crashed: list[dict[str, str]] = []
-        self.progress = Progress(
+        # the embedded model counts its tokens while the line is shown (only then: it costs)
+        self._watching = waits.watch() if show else contextlib.nullcontext()
+        self.progress = WithWaits(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -46,11 +60,15 @@ class ProgressView:
             self.tasks[cid] = self.progress.add_task(f"  {label}", total=n, status="")
 
     def __enter__(self) -> ProgressView:
+        self._watching.__enter__()
         self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        return self.progress.__exit__(*exc)
+        try:
+            self.progress.__exit__(*exc)
+        finally:
+            self._watching.__exit__(*exc)
 
     def started(self, plan: GamePlan) -> None:
         self.running[plan.thread_id] = f"run {plan.run}: setup"
