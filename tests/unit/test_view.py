@@ -355,5 +355,29 @@ def test_names_corrected_in_an_answer_are_shown_with_the_call(crisis, tmp_path):
         fh.write(json.dumps(fixed) + "\n")
     data = payload_of(write_view(run))
     shown = [c for c in data["calls"] if c["ev"] == "corrected"]
-    assert [c["reason"] for c in shown] == ["Azurland -> Azuristan"]
+    assert [c["reason"] for c in shown] == ["names put right: Azurland -> Azuristan"]
     assert shown[0]["role"] == first["role"]
+
+
+def test_an_answer_that_restated_the_prompt_says_what_was_left_out(crisis, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(crisis / "run", run)
+    first = json.loads((run / "trace.jsonl").read_text(encoding="utf-8").split("\n")[0])
+    fixed = {
+        **{
+            k: first[k] for k in ("thread", "role", "node", "task", "ask_id", "round") if k in first
+        },
+        "event": "corrected",
+        "corrections": [],
+        "restated": ["In two to four sentences describe what happens."],
+        "output": {"plan": "We hold the border."},
+    }
+    with (run / "trace.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(fixed) + "\n")
+    data = payload_of(write_view(run))
+    (shown,) = [c for c in data["calls"] if c["ev"] == "corrected"]
+    assert shown["reason"] == (
+        "the prompt's own words, restated, left out: "
+        "\u201cIn two to four sentences describe what happens.\u201d"
+    )
+    assert shown["msgs"] == [] and shown["out"]  # no prompt was sent for it: none is offered

@@ -82,14 +82,29 @@ def _call(entry: dict[str, Any], p: int, lines: Lines) -> dict[str, Any]:
     if out not in (None, ""):
         call["out"] = lines.ids(out if isinstance(out, str) else _plain(out))
     reason = entry.get("reason") or entry.get("error") or entry.get("cause")
-    fixes = entry.get("corrections")
-    if isinstance(fixes, list):  # side names the model misspelt, put right in the record
-        reason = "; ".join(
-            f"{f.get('written')} -> {f.get('name')}" for f in fixes if isinstance(f, dict)
-        )
+    if entry.get("event") == "corrected":
+        reason = corrected_reason(entry) or reason
     if reason:
         call["reason"] = str(reason)
     return call
+
+
+def corrected_reason(entry: dict[str, Any]) -> str:
+    """What a correction of an answer changed: the side names the model misspelt, put right in
+    the record, and the prompt's own words it restated, left out of it."""
+    fixes = entry.get("corrections")
+    named = [
+        f"{f.get('written')} -> {f.get('name')}"
+        for f in (fixes if isinstance(fixes, list) else [])
+        if isinstance(f, dict)
+    ]
+    restated = entry.get("restated")
+    dropped = [str(r) for r in (restated if isinstance(restated, list) else []) if r]
+    parts = [f"names put right: {'; '.join(named)}"] if named else []
+    if dropped:
+        quoted = " / ".join(f"\u201c{d}\u201d" for d in dropped)
+        parts.append(f"the prompt's own words, restated, left out: {quoted}")
+    return "; ".join(parts)
 
 
 def _plain(value: Any) -> str:

@@ -284,7 +284,7 @@
       b.appendChild(el("h3", "", "Secretary, refusals and corrections"));
       for (const c of refusals) {
         const r = el("div", "refusal ev-" + c.ev);
-        const label = { rejected: "answer refused", corrected: "names corrected" }[c.ev] || c.ev;
+        const label = { rejected: "answer refused", corrected: "answer corrected" }[c.ev] || c.ev;
         r.appendChild(el("span", "event-kind", label));
         r.appendChild(el("div", "event-text", c.reason || ""));
         b.appendChild(r);
@@ -336,6 +336,14 @@
     if (c.pt || c.ct) meta.push((c.pt || 0) + "+" + (c.ct || 0) + " tokens");
     if (c.lat) meta.push(c.lat.toFixed(2) + " s");
     box.appendChild(el("div", "call-meta", meta.join(" · ")));
+    if (!c.msgs.length) {
+      // a correction or a scripted answer: no prompt was sent, so none is offered
+      if (c.out && c.out.length) {
+        box.appendChild(el("div", "lbl", c.ev === "corrected" ? "recorded as" : "answer"));
+        box.appendChild(el("div", "answer", text(c.out)));
+      }
+      return box;
+    }
     const det = el("details", "prompt");
     det.appendChild(el("summary", "", "prompt (" + c.size + " characters)"));
     // the prompt is drawn only when opened: a long game has thousands of them
