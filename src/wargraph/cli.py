@@ -348,10 +348,26 @@ def _progress_printer(shown: Callable[[Event], bool] = lambda event: True) -> Pr
                     f"[dim]round {safe(e['round'])}[/] [bold]{safe(e['author'])}[/] · "
                     f"{safe(e['kind'])}"
                 )
-                body = "  " + str(e["text"])[:400].replace("\n", "\n  ")
+                body = "  " + preview(str(e["text"])).replace("\n", "\n  ")
                 console.print(text(body), highlight=False)
 
     return show
+
+
+PREVIEW_CHARS = 1000
+
+
+def preview(whole: str, limit: int = PREVIEW_CHARS) -> str:
+    """An event's text as the progress prints it: whole up to `limit` characters, else cut at
+    the last line (or word) end before it, saying how much more the records hold."""
+    if len(whole) <= limit:
+        return whole
+    cut = whole.rfind("\n", 0, limit)
+    if cut < limit // 2:
+        cut = whole.rfind(" ", 0, limit)
+    cut = cut if cut > 0 else limit
+    more = len(whole) - cut
+    return f"{whole[:cut].rstrip()} ... ({more} more characters in the transcript)"
 
 
 SHOW_HELP = (
