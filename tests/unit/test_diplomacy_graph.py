@@ -422,7 +422,7 @@ def test_order_prompt_shows_the_powers_view_and_unit_blocks(game_1902):
         "# The board",
         "# You are FRANCE",
         "Your home centres: BRE, MAR, PAR",
-        *sc.players["FRANCE"].goals,
+        *(goal.rstrip(".") for goal in sc.players["FRANCE"].goals),
         "# Your diary (private)",
         "Relationships: AUSTRIA ",
         "# Your units",

@@ -65,7 +65,8 @@ def opening_events(scenario: Scenario) -> list:
         if role.persona_text:
             brief.append(f"Persona: {role.persona_text}")
         if role.goals:
-            brief.append("Goals: " + "; ".join(role.goals))
+            # "Take Tunis.; Pick one ally" read badly: a goal's own full stop gives way to the ";"
+            brief.append("Goals: " + "; ".join(g.strip().rstrip(".;") for g in role.goals))
         if role.secrets:
             brief.append("Known only to you: " + " ".join(role.secrets))
         events.append(
