@@ -29,7 +29,8 @@ noisy neighbour better than absolute numbers do.
                     coverage; wall and CPU per movement phase
 14. `like_for_like` CPU per Diplomacy movement phase as AI_Diplomacy's was measured (the CLI,
                     the default store, HTTP to an instant stub, one negotiation round), with
-                    the ratio to its 0.473 s (benchmarks/reference.py: AI_Diplomacy's figures)
+                    the ratio to its 0.266 s (benchmarks/reference.py: measured in one run
+                    alternated with this command, where wargraph took 0.084 s)
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ movement phases between).
 
 Like for like: AI_Diplomacy's figures (`benchmarks.reference`: its CLI, its own pins, every
 call over HTTP to a loopback stub answering after 500 ms) were measured at 0, 1 and 2
-negotiation rounds: 2.34 s, 2.5 s and 3.16 s per movement phase. Each row here is set next to
+negotiation rounds: 2.17 s, 2.5 s and 2.93 s per movement phase (0 and 2 in one run alternated
+with wargraph's phase_timeline; 1 in an earlier run). Each row here is set next to
 the figure at its own rounds (the diaries-with-orders row: 2 rounds). wargraph's side: this
 process (the code `wargraph play` runs, without its start-up, which no row counts), the runner's
 SQLite store, the same kind of stub; no maps (a game draws them after its last phase, outside
@@ -186,7 +187,7 @@ def like_for_like(row: dict[str, Any]) -> dict[str, Any]:
         "rounds": rounds,
         "ai_diplomacy_waves": ai_diplomacy_waves(rounds),
         "ai_diplomacy_wall_s": ref.value,
-        "ai_diplomacy_how": f"measured, {ref.load}",
+        "ai_diplomacy_how": f"measured, {ref.brief or ref.load}",
         "x_ai_diplomacy": round(wall / ref.value, 3) if wall else None,
     }
 
@@ -271,7 +272,8 @@ def run(*, quick: bool = False, write: bool = True, show: bool = True) -> dict[s
         targets=targets,
         notes=[
             "wall per movement phase: adjudication to adjudication, the first phase left out",
-            f"AI_Diplomacy: {AI_DIPLOMACY_RUN}; measured at 0, 1 and 2 rounds (2.34, 2.5, 3.16 s)",
+            f"AI_Diplomacy: {AI_DIPLOMACY_RUN}; measured at 0, 1 and 2 rounds "
+            f"({', '.join(f'{r.value} s' for r in WALL_BY_ROUNDS.values())})",
             "wargraph: this process, the runner's SQLite store, no maps, HTTP to the same stub",
             "CPU per movement phase (scripted decider, this process, in-memory checkpoints, no"
             " HTTP): for reference only; like for like with AI_Diplomacy's: like_for_like",
