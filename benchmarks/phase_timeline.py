@@ -27,9 +27,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import console, load_average
+from benchmarks.common import console, load_average, target, targets_table
 
 LATENCY_S = 0.5
+# issue 43: what a wave may add beyond the latency, and how far a movement phase may be over its
+# floor (its waves times the latency)
+WAVE_OVERHEAD_LIMIT_S = 0.03
+OVER_FLOOR_LIMIT = 0.05
 
 Span = dict[str, Any]  # {"lane", "label", "start", "end", "cpu"}: time.time(), thread CPU
 
@@ -264,9 +268,32 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             f"{statistics.mean(r['overhead_per_wave_s'] or 0 for r in moves):.3f} s",
             highlight=False,
         )
+        console.print(targets_table("Targets (issue 43)", targets_of(moves)))
     if args.phase:
         print_lines(game, args.phase, rows)
     return rows
+
+
+def targets_of(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The movement phases' overhead per wave and how far their wall is over its floor (the
+    waves times the latency), each against its limit."""
+    over = [100 * (r["wall_s"] / (len(r["waves"]) * LATENCY_S) - 1) for r in moves if r["waves"]]
+    return [
+        target(
+            "overhead per wave beyond the latency, movement phases (mean)",
+            statistics.mean(r["overhead_per_wave_s"] or 0 for r in moves),
+            WAVE_OVERHEAD_LIMIT_S,
+            rule="<=",
+            unit=" s",
+        ),
+        target(
+            "wall over the floor (waves x latency), worst movement phase",
+            round(max(over), 2) if over else None,
+            100 * OVER_FLOOR_LIMIT,
+            rule="<=",
+            unit=" %",
+        ),
+    ]
 
 
 if __name__ == "__main__":
