@@ -487,7 +487,10 @@ def play(
     from wargraph.runs.runner import check_scenario
     from wargraph.runs.runner import play as run_play
 
-    thread = _on_thread(thread or uuid.uuid4().hex[:12])
+    # a thread the user named is said at once; a new one only when its game is about to be
+    # created, so that an error before (a bad scenario, a dead model) names no game that isn't
+    given = thread
+    thread = _on_thread(given) if given else uuid.uuid4().hex[:12]
     out = out or Path("runs") / thread
 
     overrides = list(set_)
@@ -513,6 +516,8 @@ def play(
         sc = check_scenario(scenario, overrides)
         familyargs.check(command, sc.family, "play_options", "wargraph play")
         _preflight(sc, ctx, "no game was created")
+        if not given:
+            _on_thread(thread)
         saved = f"the game is saved in {db} up to its last finished step (thread {thread})"
         with (
             _on_interrupt(saved, _resume_command(thread, db)),

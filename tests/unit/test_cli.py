@@ -187,3 +187,29 @@ def test_eval_diplomacy_with_the_promise_judge(tmp_path):
     assert sum(v["promises"] + v["undeterminable"] for v in rates.values()) == len(
         measures["promises"]
     )
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["play", "no_such_game"], "no shipped scenario"),
+        (["play", "diplomacy", "--rounds", "0", "--model", "scripted"], "rounds"),
+    ],
+)
+def test_a_game_that_is_never_created_names_no_thread(tmp_path, monkeypatch, args, said):
+    """A new game's thread is said when the game is about to be created: an error before it (a
+    bad scenario, a bad setting) named a thread of a game that does not exist."""
+    from wargraph.runs.runner import list_runs
+
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "g.sqlite"
+    r = runner.invoke(app, [*args, "--db", str(db)], env={"COLUMNS": "300"})
+    assert r.exit_code == 2 and said in r.output, r.output
+    assert "thread" not in r.output, r.output
+    assert not db.exists() or not list_runs(db)
+
+
+def test_a_new_game_says_its_thread_before_it_plays(tmp_path):
+    r = runner.invoke(app, ["play", "blotto", "--model", "scripted", "--db", str(tmp_path / "g")])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("thread: "), r.output
