@@ -332,7 +332,7 @@
     const meta = [c.task || c.node || "call"];
     if (c.model) meta.push(c.model);
     if (c.attempt && c.attempt > 1) meta.push("re-asked (attempt " + c.attempt + ")");
-    if (c.ev !== "call") meta.push(c.ev);
+    if (c.ev !== "call" && c.ev !== c.model) meta.push(c.ev); // not "scripted · scripted"
     if (c.pt || c.ct) meta.push((c.pt || 0) + "+" + (c.ct || 0) + " tokens");
     if (c.lat) meta.push(c.lat.toFixed(2) + " s");
     box.appendChild(el("div", "call-meta", meta.join(" · ")));
