@@ -614,11 +614,16 @@ def games(
     if as_json:
         sys.stdout.write(json.dumps([row_json(g) for g in rows], ensure_ascii=False) + "\n")
         return
-    # thread ids whole, however narrow the terminal or a pipe: they are what resume takes
-    widest = max((len(g.thread_id) for g in rows), default=6)
+
+    # thread ids and families whole, however narrow the terminal: the thread is what resume
+    # takes, the family what a reader looks for; the scenario and models wrap instead
+    def whole(name: str, values: list[str]) -> Column:
+        widest = max((len(v) for v in values), default=len(name))
+        return Column(name, no_wrap=True, min_width=widest, overflow="fold")
+
     table = RichTable(
-        Column("thread", no_wrap=True, min_width=widest, overflow="fold"),
-        "family",
+        whole("thread", [g.thread_id for g in rows]),
+        whole("family", [g.family for g in rows]),
         "scenario",
         "via",
         "status",
@@ -637,7 +642,10 @@ def games(
             text(g.models),
             g.updated,
         )
-    console.print(table if rows else text(f"no games in {db}"))
+    # to a pipe or a file (no terminal to wrap in, 80 columns assumed): 200 columns, so that
+    # a line is a game and nothing is cut
+    out = console if console.is_terminal else Console(width=max(console.width, 200))
+    out.print(table if rows else text(f"no games in {db}"))
 
 
 @app.command()

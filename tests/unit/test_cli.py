@@ -213,3 +213,15 @@ def test_a_new_game_says_its_thread_before_it_plays(tmp_path):
     r = runner.invoke(app, ["play", "blotto", "--model", "scripted", "--db", str(tmp_path / "g")])
     assert r.exit_code == 0, r.output
     assert r.output.startswith("thread: "), r.output
+
+
+def test_games_to_a_pipe_is_a_line_a_game_with_nothing_cut(tmp_path):
+    """To a pipe (80 columns assumed) the games table cut the family ("warage…") and wrapped the
+    scenario over four lines; a line a game now, so that grep and sort read it."""
+    db = str(tmp_path / "g.sqlite")
+    r = runner.invoke(app, ["play", "wwi", "--model", "scripted", "--rounds", "1", "--db", db])
+    assert r.exit_code == 0, r.output
+    listed = runner.invoke(app, ["games", "--db", db], env={"COLUMNS": None})
+    rows = [line for line in listed.output.splitlines() if "waragent" in line]
+    assert len(rows) == 1, listed.output
+    assert "The July Crisis, 1914" in rows[0] and "…" not in rows[0]
