@@ -684,3 +684,25 @@ def test_recipients_are_listed_in_an_order_drawn_per_seat_not_alphabetically():
     assert len(set(firsts)) > 2, firsts  # not one power first for (nearly) every seat
     assert lists == {p: press.recipients(table(), p, powers) for p in powers}
     assert press.recipients(table("public"), "FRANCE", powers) == ["GLOBAL"]
+
+
+def test_the_transcript_names_each_round_by_its_engine_phase(game_1902):
+    """A Diplomacy reader thinks in S1901M, not "Round 7": the transcript's headings say both,
+    as the game's page does; families that number their rounds keep the number alone."""
+    from wargraph.runs.records import transcript
+
+    tmp, result = game_1902
+    text = (tmp / "out" / "transcript.md").read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("## Round")]
+    assert headings[:4] == [
+        "## Round 1 · S1901M",
+        "## Round 2 · F1901M",
+        "## Round 3 · W1901A",
+        "## Round 4 · S1902M",
+    ]
+    crisis = {
+        "scenario": {"title": "t", "family": "crisis"},
+        "events": [{"round": 1, "phase": "order", "kind": "plan", "author": "a",
+                    "audience": ["*"], "text": "x"}],
+    }  # fmt: skip
+    assert "## Round 1\n" in transcript(crisis)

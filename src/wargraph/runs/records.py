@@ -197,6 +197,18 @@ def _field_of(value: Any, path: str) -> Any:
     return value
 
 
+def _round_names(record: dict[str, Any]) -> dict[int, str]:
+    """The family's name of each round, as the game's page shows it (Diplomacy: the engine phase,
+    S1901M); none for families that number their rounds, or when the family's hook fails."""
+    from wargraph.view.panels import replay_points
+
+    order = [(e.get("round"), str(e.get("phase", ""))) for e in record.get("events", [])]
+    try:
+        return replay_points(record, order) or {}
+    except Exception:  # noqa: BLE001 — a family's hook must not cost the transcript
+        return {}
+
+
 def transcript(record: dict[str, Any]) -> str:
     """A readable account of the game; private events are marked with their audience."""
     spec = record.get("scenario", {})
@@ -204,10 +216,12 @@ def transcript(record: dict[str, Any]) -> str:
     if record.get("error"):
         lines += [f"**Error:** {record['error']}", ""]
     current = None
+    names = _round_names(record)
     for e in record.get("events", []):
         if e["round"] != current:
             current = e["round"]
-            lines += ["", "## Setup" if current == 0 else f"## Round {current}", ""]
+            named = f" · {names[current]}" if current in names else ""
+            lines += ["", "## Setup" if current == 0 else f"## Round {current}{named}", ""]
         to = "" if EVERYONE in e["audience"] else f" _(to {', '.join(e['audience'])})_"
         cut = (e.get("data") or {}).get("cut")
         said = (
