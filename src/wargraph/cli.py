@@ -344,9 +344,11 @@ def _progress_printer(shown: Callable[[Event], bool] = lambda event: True) -> Pr
     def show(node: str, values: dict[str, Any]) -> None:
         for e in values.get("events", []) or []:
             if e.get("kind") in PROGRESS_KINDS and shown(e):
+                # a family that names its rounds says so in the event (Diplomacy: S1901M)
+                named = (e.get("data") or {}).get("phase")
+                where = f"round {e['round']}" + (f" · {named}" if isinstance(named, str) else "")
                 console.print(
-                    f"[dim]round {safe(e['round'])}[/] [bold]{safe(e['author'])}[/] · "
-                    f"{safe(e['kind'])}"
+                    f"[dim]{safe(where)}[/] [bold]{safe(e['author'])}[/] · {safe(e['kind'])}"
                 )
                 body = "  " + preview(str(e["text"])).replace("\n", "\n  ")
                 console.print(text(body), highlight=False)

@@ -26,3 +26,21 @@ def test_one_long_line_is_cut_at_a_word_end():
     whole = "word " * 400
     kept = preview(whole, 103).split(" ... (")[0]
     assert kept == ("word " * 20).rstrip()
+
+
+def test_a_round_a_family_names_is_printed_with_its_name(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    import wargraph.cli as cli
+
+    out = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=out, width=200, color_system=None))
+    event = {"round": 2, "kind": "narration", "author": "secretary", "audience": ["*"]}
+    cli._progress_printer()("adjudicate", {"events": [
+        {**event, "text": "F1901M adjudicated.", "data": {"phase": "F1901M"}},
+        {**event, "text": "The game ends."},
+    ]})  # fmt: skip
+    assert out.getvalue().splitlines()[0] == "round 2 · F1901M secretary · narration"
+    assert "round 2 secretary · narration" in out.getvalue()
