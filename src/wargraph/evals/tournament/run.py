@@ -64,7 +64,9 @@ def run_tournament(
     out = out_path(t, out_dir)
     s = play.setup(t)
     games = play.schedule(s)
-    counts: dict[str, int] = {}
+    # every outcome named, at 0 when none came out so (a reader indexes them, as an
+    # experiment's Counter allows)
+    counts: dict[str, int] = dict.fromkeys(("played", "resumed", "skipped", "crashed"), 0)
     stopped_by = "schedule played"
     while True:
         with folder_lock(out):  # the schedule is written by the run that holds the folder
