@@ -170,13 +170,18 @@ def test_resume_writes_where_the_game_wrote_before(tmp_path, monkeypatch):
 def test_a_trace_cut_short_is_said_in_the_record(tmp_path):
     """A trace that stops being writable mid-game (here: its path becomes a folder) leaves the
     usage counts short: the record says so instead of looking complete."""
+    from wargraph.runs.trace import _lock as trace_writes
+
     out = tmp_path / "out"
 
     def break_trace(node, values):
         trace = out / "trace.jsonl"
-        if trace.is_file():
-            trace.unlink()
-            trace.mkdir()
+        # under the trace's own lock: a seat still answering in another thread would otherwise
+        # write the file again between the two steps (FileExistsError)
+        with trace_writes:
+            if trace.is_file():
+                trace.unlink()
+                trace.mkdir()
 
     result = _play(tmp_path / "g.sqlite", out, "cut", progress=break_trace)
     assert "the trace could not be written in full" in result.record.get("trace_error", "")

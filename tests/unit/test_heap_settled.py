@@ -29,7 +29,8 @@ def test_a_game_freezes_its_first_steps_objects_then_stops_freezing(tmp_path, mo
     assert heap.settled[0] == heap.SETTLE_STEPS  # a longer-lived process freezes no more
     frozen = gc.get_freeze_count()
     heap.settle_heap()
-    assert gc.get_freeze_count() == frozen
+    # nothing frozen again; frozen objects that die meanwhile leave the count (it may fall)
+    assert gc.get_freeze_count() <= frozen
     gc.unfreeze()
 
 
