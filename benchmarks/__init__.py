@@ -29,8 +29,8 @@ noisy neighbour better than absolute numbers do.
                     coverage; wall and CPU per movement phase
 14. `like_for_like` CPU per Diplomacy movement phase as AI_Diplomacy's was measured (the CLI,
                     the default store, HTTP to an instant stub, one negotiation round), with
-                    the ratio to its 0.266 s (benchmarks/reference.py: measured in one run
-                    alternated with this command, where wargraph took 0.084 s)
+                    the ratio to its 0.274 s (benchmarks/reference.py: measured in runs
+                    alternated with this command), scaled by benchmarks/calibrate.py
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ def _fib(n: int) -> int:
 def _work() -> int:
     """One pass of the workload (deterministic); returns a checksum so nothing is skipped."""
     board = {
-        f"unit{i}": {"order": f"A {'PAR BUR MUN KIE'.split()[i % 4]} H", "n": i, "w": i * 1.5}
+        f"unit{i}": {"order": f"A {'PAR BUR MUN KIE'.split()[i % 4]} H", "n": i, "w": i * 1.5}  # noqa: SIM905
         for i in range(1500)
     }
     total = 0

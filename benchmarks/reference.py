@@ -51,8 +51,8 @@ class Reference:
 # messages, diaries: 330 calls to 1905, every one parsed) and wargraph as benchmarks/
 # fake_endpoint.py does; 2 cores (AMD EPYC), load 1.5-2.4 with another process on 1.2-1.6 cores.
 SAME_RUN = (
-    "measured in one run on a 2-core machine, alternated game by game with wargraph's "
-    "like_for_like command (2026-11-28, load 1.5-2.4)"
+    "measured in two runs on a 2-core machine, alternated game by game with wargraph's "
+    "like_for_like command (2026-11-28 23:38-23:53, load 0.6-1.9)"
 )
 
 WALL_RUN = (
@@ -62,23 +62,32 @@ WALL_RUN = (
 
 CPU_PER_MOVEMENT_PHASE = Reference(
     name="cpu_per_movement_phase",
-    value=0.266,
+    value=0.274,
     unit="s",
-    what="process CPU per movement phase (least of 8 games to 1905 less least of 8 to 1901)",
+    what="process CPU per movement phase (least of 11 games to 1905 less least of 11 to 1901)",
     setting="stub answering at once in its own formats, --num_negotiation_rounds 1",
     load=SAME_RUN,
-    spread="0.270 s from the medians; 0.275 s (0.251-0.335) per repeat",
-    brief="same run as wargraph's, load 1.5-2.4",
+    spread="0.295 s from the medians; 0.274 s per repeat (median); 0.266 s in an earlier run",
+    brief="same runs as wargraph's, load 0.6-1.9",
 )
 
-# wargraph's figure in the run that measured CPU_PER_MOVEMENT_PHASE (like_for_like's command)
+# How fast the machine ran Python in those runs: `benchmarks.calibrate`'s seconds, the least of
+# its passes interleaved with the games. like_for_like scales CPU_PER_MOVEMENT_PHASE by its own
+# calibration over this one: the same code ran up to 1.4x slower from one hour to the next.
+CALIBRATION_S = 0.0841
+
+# wargraph's figure in the runs that measured CPU_PER_MOVEMENT_PHASE (like_for_like's command,
+# this session's final code); an earlier run (6a0d565, 8 games each) gave 0.084 s against
+# AI_Diplomacy's 0.266 s: 0.315x
 WARGRAPH_IN_THE_SAME_RUN = {
-    "commit": "6a0d565",
-    "cpu_per_movement_phase_s": 0.084,
-    "from_medians_s": 0.084,
-    "per_repeat_s": 0.081,
-    "x_ai_diplomacy": 0.315,
-    "calls_to_1905": 244,
+    "commit": "90773e7",
+    "cpu_per_movement_phase_s": 0.0895,
+    "from_medians_s": 0.0949,
+    "per_repeat_s": 0.0931,
+    "x_ai_diplomacy": 0.326,
+    "x_from_medians": 0.322,
+    "x_per_repeat": 0.340,
+    "calls_to_1905": 241,
     "ai_diplomacy_calls_to_1905": 330,
 }
 

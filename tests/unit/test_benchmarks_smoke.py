@@ -121,4 +121,16 @@ def test_like_for_like_takes_the_phases_played_between_the_two_games():
     # the least of each: load only adds CPU seconds
     assert row["cpu_per_movement_phase_s"] == pytest.approx((6.2 - 5.0) / 4)
     assert row["cpu_per_movement_phase_medians_s"] == pytest.approx((7.8 - 7.0) / 4)
-    assert row["x_ai_diplomacy"] == pytest.approx(0.3 / 0.266, abs=1e-3)
+    assert row["x_ai_diplomacy"] == pytest.approx(0.3 / 0.274, abs=1e-3)
+
+
+def test_like_for_like_scales_the_reference_by_the_machines_speed_now():
+    """AI_Diplomacy's stored CPU figure is scaled by the Python workload's least seconds now over
+    those of its own runs: a machine 1.4x slower now doubles nothing but the scale."""
+    from benchmarks import like_for_like as b
+    from benchmarks.calibrate import python_seconds
+    from benchmarks.reference import CALIBRATION_S
+
+    assert b.scale_of([CALIBRATION_S * 1.4, CALIBRATION_S * 1.5]) == pytest.approx(1.4)
+    assert b.scale_of([]) == 1.0
+    assert 0 < python_seconds(1) < 5  # the workload runs here, in seconds
