@@ -215,3 +215,25 @@ def test_capable_prose_keeps_fences_and_labels_and_reads_only_whole_json():
     assert as_written('{"a": 1, "b": 2}', "plan") == '{"a": 1, "b": 2}'
     with pytest.raises(ValueError, match="held no text"):
         as_written(" 12 ... ", "plan")
+
+
+def test_the_small_profile_cuts_to_the_limit_and_says_so(tmp_path):
+    """The small profile still fits an over-long answer to its field at once (no re-ask: a
+    135M model rarely does better asked again), but never silently: a `cut` trace line, which
+    the record, the transcript and the page show ("cut to its limit")."""
+    from wargraph.runs.records import mark_cut_answers, transcript
+
+    long = " ".join(["We hold the line."] * 80)  # 1,439 characters, the limit is 1,200
+    out, trace, calls = decide(ask(), long, tmp_path=tmp_path, profile="small")
+    assert len(calls) == 1 and len(out["value"]["plan"]) == 1200
+    (cut,) = [e for e in trace if e["event"] == "cut"]
+    assert cut["cuts"] == [
+        {"field": "plan", "chars": 1439, "limit": 1200, "kept": 1200, "why": "fit"}
+    ]
+    event = {"round": cut["round"], "author": cut["role"], "kind": "plan", "audience": ["*"],
+             "text": out["value"]["plan"], "phase": "order"}  # fmt: skip
+    record = {"scenario": {"title": "t"}, "events": mark_cut_answers([event], trace)}
+    assert "cut to its limit: 1439 characters written, 1200 kept, limit 1200" in transcript(record)
+    # an answer within its limit: nothing said
+    out, trace, _ = decide(ask(), "We hold.", tmp_path=tmp_path / "x", profile="small")
+    assert out["value"] == {"plan": "We hold."} and "cut" not in [e["event"] for e in trace]

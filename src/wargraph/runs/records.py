@@ -9,6 +9,7 @@ from typing import Any
 
 from wargraph.kernel.state import EVERYONE
 from wargraph.runs.trace import CACHED, failure, read_trace
+from wargraph.seats.limits import cut_words
 
 RECORD_VERSION = 1
 MAX_RECORD_BYTES = 1 << 30  # read whole: /dev/zero named as a record must not be
@@ -163,9 +164,10 @@ def _add_coverage(into: dict[str, Any], view: dict[str, Any]) -> None:
 
 
 def mark_cut_answers(events: list[dict[str, Any]], trace: list[dict[str, Any]]) -> list[Any]:
-    """The events, those holding an answer cut after a re-ask (the capable profile's `cut`
-    trace line) with `cut` in their data (field, characters written and kept, limit, why), so
-    the record read alone is not taken for word for word. Marked events are copies: the game's
+    """The events, those holding a cut answer (a `cut` trace line: after a re-ask under the
+    capable profile, to the field's limit or at the token cap under the small one) with `cut`
+    in their data (field, characters written and kept, limit, why), so the record read alone
+    is not taken for word for word. Marked events are copies: the game's
     state is not changed."""
     marks: dict[tuple[Any, Any, str], dict[str, Any]] = {}
     for line in trace:
@@ -224,12 +226,7 @@ def transcript(record: dict[str, Any]) -> str:
             lines += ["", "## Setup" if current == 0 else f"## Round {current}{named}", ""]
         to = "" if EVERYONE in e["audience"] else f" _(to {', '.join(e['audience'])})_"
         cut = (e.get("data") or {}).get("cut")
-        said = (
-            f" _(cut after a re-ask: {cut.get('chars')} characters written, "
-            f"{cut.get('kept')} kept, limit {cut.get('limit')})_"
-            if isinstance(cut, dict)
-            else ""
-        )
+        said = f" _({cut_words(cut)})_" if isinstance(cut, dict) else ""
         lines.append(f"**{e['author']}** · {e['kind']}{to}{said}")
         lines.append("")
         lines += [f"> {line}" if line else ">" for line in str(e["text"]).splitlines()]

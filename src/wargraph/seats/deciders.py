@@ -186,8 +186,8 @@ def plain_answer(
     or only instructions restated, is not usable: it says nothing.
 
     `lengths` (`check_lengths`): "fit" cuts text over its limit to it (the small profile), "ask"
-    refuses it with the limit, "cut" cuts it at a sentence or word end and adds to `cuts`; a
-    reply the length cap ended is then cut at its last sentence end, and counted in `cuts` too."""
+    refuses it with the limit, "cut" cuts it at a sentence or word end; each cut is added to
+    `cuts`. A reply the length cap ended is cut at its last sentence end, and counted too."""
     text = (unwrap_text if shape else as_written)(str(reply.content), field)
 
     def says_nothing(text: str) -> bool:  # nothing but the start it was given, and punctuation
@@ -198,7 +198,7 @@ def plain_answer(
     if (getattr(reply, "response_metadata", None) or {}).get("finish_reason") == "length":
         whole = text
         text = trim_to_sentence(text)  # cut by the length cap: end on a whole sentence
-        if lengths != "fit" and cuts is not None and text != whole:
+        if cuts is not None and text != whole:  # never a silent cut, whatever the profile
             cuts.append(
                 {
                     "field": field,
@@ -222,11 +222,17 @@ def check_lengths(
     value: dict[str, Any], schema: type[BaseModel], lengths: str, cuts: list[Cut] | None
 ) -> dict[str, Any]:
     """Text over its limit under `lengths` (see `plain_answer`): "fit" leaves it to
-    `validate_value` (cut to the limit), "ask" raises with the limits, "cut" cuts it at a
-    sentence or word end (`wargraph.seats.limits.cut_text`) and adds each cut to `cuts`."""
-    if lengths == "fit":
-        return value
+    `validate_value` (cut to the limit) and adds the cut to `cuts`, "ask" raises with the
+    limits, "cut" cuts it at a sentence or word end (`wargraph.seats.limits.cut_text`) and adds
+    each cut to `cuts`."""
     flat = flat_json_schema(schema)
+    if lengths == "fit":  # cut to the limit as it stands (`validate_value`), and said
+        if cuts is not None:
+            cuts.extend(
+                {"field": where, "chars": chars, "limit": limit, "kept": limit, "why": "fit"}
+                for where, chars, limit in over_limits(value, flat)
+            )
+        return value
     if lengths == "ask":
         found = over_limits(value, flat)
         if found:

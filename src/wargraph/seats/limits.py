@@ -15,7 +15,21 @@ class Cut(TypedDict):
     chars: int  # as written
     limit: int  # the field's limit (0: none; the reply's token cap ended it)
     kept: int  # characters kept
-    why: str  # "limit": over the field's limit after a re-ask; "tokens": the token cap ended it
+    # "limit": over the field's limit after a re-ask (capable); "fit": over it, cut to it as it
+    # stood, with no re-ask (small); "tokens": the token cap ended it, cut at a sentence end
+    why: str
+
+
+def cut_words(cut: Any) -> str:
+    """How a record, a transcript and a page say a cut: what was written, kept, and why."""
+    if not isinstance(cut, dict):
+        return ""
+    written = f"{cut.get('chars')} characters written, {cut.get('kept')} kept"
+    if cut.get("why") == "tokens":
+        return f"cut at the answer's token cap, at its last sentence end: {written}"
+    if cut.get("why") == "fit":
+        return f"cut to its limit: {written}, limit {cut.get('limit')}"
+    return f"cut after a re-ask: {written}, limit {cut.get('limit')}"
 
 
 def text_limits(schema: dict[str, Any], path: str = "") -> list[tuple[str, int]]:

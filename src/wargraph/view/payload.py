@@ -135,14 +135,14 @@ def _trail(data: Any, lines: Lines) -> list[list[Any]]:
 
 
 def cut_note(data: Any) -> str:
-    """What the page says under an answer cut after a re-ask (`data.cut`, records.py)."""
+    """What the page says under a cut answer (`data.cut`, records.py): as the transcript says
+    it, and which field."""
+    from wargraph.seats.limits import cut_words
+
     cut = data.get("cut") if isinstance(data, dict) else None
     if not isinstance(cut, dict):
         return ""
-    return (
-        f"cut after a re-ask: {cut.get('chars')} characters written, {cut.get('kept')} kept "
-        f"(limit {cut.get('limit')}, {cut.get('field')})"
-    )
+    return f"{cut_words(cut)} ({cut.get('field')})"
 
 
 def _first_line(text: Any) -> str | None:
