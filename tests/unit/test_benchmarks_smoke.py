@@ -134,3 +134,17 @@ def test_like_for_like_scales_the_reference_by_the_machines_speed_now():
     assert b.scale_of([CALIBRATION_S * 1.4, CALIBRATION_S * 1.5]) == pytest.approx(1.4)
     assert b.scale_of([]) == 1.0
     assert 0 < python_seconds(1) < 5  # the workload runs here, in seconds
+
+
+def test_phase_timeline_judges_overhead_per_wave_and_the_floor():
+    """Issue 43's two targets from the movement phases a timeline played: the mean overhead per
+    wave (<= 0.03 s) and the worst phase's wall over its floor of waves x 500 ms (<= 5%)."""
+    from benchmarks import phase_timeline as b
+
+    moves = [
+        {"wall_s": 2.08, "waves": [{}] * 4, "overhead_per_wave_s": 0.02},
+        {"wall_s": 2.12, "waves": [{}] * 4, "overhead_per_wave_s": 0.03},
+    ]
+    per_wave, floor = b.targets_of(moves)
+    assert per_wave["value"] == pytest.approx(0.025) and per_wave["status"] == "met"
+    assert floor["value"] == pytest.approx(6.0) and floor["status"] == "missed"

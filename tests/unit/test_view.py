@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -340,42 +341,36 @@ def test_a_shared_text_counts_only_for_its_own_audience(tmp_path):
     assert seen == {"v.a": {"a"}, "v.b": {"b"}, "m": {"b"}, "n": set()}  # "m" leaked to b
 
 
-def test_names_corrected_in_an_answer_are_shown_with_the_call(crisis, tmp_path):
+def corrected_calls(crisis: Path, tmp_path: Path, **correction: Any) -> tuple[dict, list[dict]]:
+    """The page's `corrected` calls once a correction of the game's first call is added to its
+    trace; and that first call's trace line."""
     run = tmp_path / "run"
     shutil.copytree(crisis / "run", run)
     first = json.loads((run / "trace.jsonl").read_text(encoding="utf-8").split("\n")[0])
-    fixed = {
-        **{
-            k: first[k] for k in ("thread", "role", "node", "task", "ask_id", "round") if k in first
-        },
-        "event": "corrected",
-        "corrections": [{"written": "Azurland", "name": "Azuristan"}],
-    }
+    keys = ("thread", "role", "node", "task", "ask_id", "round")
+    fixed = {**{k: first[k] for k in keys if k in first}, "event": "corrected", **correction}
     with (run / "trace.jsonl").open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(fixed) + "\n")
     data = payload_of(write_view(run))
-    shown = [c for c in data["calls"] if c["ev"] == "corrected"]
+    return first, [c for c in data["calls"] if c["ev"] == "corrected"]
+
+
+def test_names_corrected_in_an_answer_are_shown_with_the_call(crisis, tmp_path):
+    first, shown = corrected_calls(
+        crisis, tmp_path, corrections=[{"written": "Azurland", "name": "Azuristan"}]
+    )
     assert [c["reason"] for c in shown] == ["names put right: Azurland -> Azuristan"]
     assert shown[0]["role"] == first["role"]
 
 
 def test_an_answer_that_restated_the_prompt_says_what_was_left_out(crisis, tmp_path):
-    run = tmp_path / "run"
-    shutil.copytree(crisis / "run", run)
-    first = json.loads((run / "trace.jsonl").read_text(encoding="utf-8").split("\n")[0])
-    fixed = {
-        **{
-            k: first[k] for k in ("thread", "role", "node", "task", "ask_id", "round") if k in first
-        },
-        "event": "corrected",
-        "corrections": [],
-        "restated": ["In two to four sentences describe what happens."],
-        "output": {"plan": "We hold the border."},
-    }
-    with (run / "trace.jsonl").open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(fixed) + "\n")
-    data = payload_of(write_view(run))
-    (shown,) = [c for c in data["calls"] if c["ev"] == "corrected"]
+    _, (shown,) = corrected_calls(
+        crisis,
+        tmp_path,
+        corrections=[],
+        restated=["In two to four sentences describe what happens."],
+        output={"plan": "We hold the border."},
+    )
     assert shown["reason"] == (
         "the prompt's own words, restated, left out: "
         "\u201cIn two to four sentences describe what happens.\u201d"
