@@ -1,13 +1,18 @@
 """A server model's answer schema goes into the request as it is (issue 43): through the OpenAI
 client's `parse`, every call walked the whole schema against its parameter types (a fifth of a
-Diplomacy movement phase's CPU) to send the same JSON."""
+Diplomacy movement phase's CPU) to send the same JSON. The requests go to a real loopback
+server, which records what arrived."""
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
-import httpx
 import openai._utils._transform as transform
+import pytest
 
 from wargraph.models.chat import chat_model, parse_model_ref, structured_kwargs
 
@@ -17,24 +22,72 @@ SCHEMA = {
     "required": ["to"],
 }
 
+# (status, JSON body, extra headers) for one request
+Answer = tuple[int, dict[str, Any], dict[str, str]]
 
-def test_a_servers_schema_is_sent_whole_without_the_clients_schema_walk(monkeypatch):
-    sent: list[dict] = []
 
-    def answer(request: httpx.Request) -> httpx.Response:
-        sent.append(json.loads(request.content))
-        reply = {"role": "assistant", "content": '{"to": "FRANCE"}'}
-        return httpx.Response(
-            200,
-            json={
-                "id": "x",
-                "object": "chat.completion",
-                "created": 0,
-                "model": "m",
-                "choices": [{"index": 0, "message": reply, "finish_reason": "stop"}],
-            },
-        )
+class Arrived:
+    """One request as the server read it."""
 
+    def __init__(self, path: str, headers: dict[str, str], body: bytes) -> None:
+        self.path, self.headers, self.body = path, headers, body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@pytest.fixture
+def server() -> Iterator[Callable[[Callable[[Arrived], Answer]], tuple[str, list[Arrived]]]]:
+    """`server(answer)` serves `answer(request)` on loopback: (base URL, requests arrived)."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def serve(answer: Callable[[Arrived], Answer]) -> tuple[str, list[Arrived]]:
+        arrived: list[Arrived] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                request = Arrived(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                arrived.append(request)
+                status, data, extra = answer(request)
+                raw = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(raw)
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        httpd.daemon_threads = True
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        servers.append(httpd)
+        return f"http://127.0.0.1:{httpd.server_address[1]}/v1", arrived
+
+    yield serve
+    for httpd in servers:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _completion(content: str, **more: Any) -> dict[str, Any]:
+    reply = {"role": "assistant", "content": content}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": reply, "finish_reason": "stop"}],
+        **more,
+    }
+
+
+def test_a_servers_schema_is_sent_whole_without_the_clients_schema_walk(monkeypatch, server):
+    url, arrived = server(lambda request: (200, _completion('{"to": "FRANCE"}'), {}))
     walked: list[object] = []
     real = transform._transform_recursive
 
@@ -44,19 +97,20 @@ def test_a_servers_schema_is_sent_whole_without_the_clients_schema_walk(monkeypa
         return real(data, **kwargs)
 
     monkeypatch.setattr(transform, "_transform_recursive", counting)
-    ref = parse_model_ref("openai:m@http://127.0.0.1:9/v1")
+    ref = parse_model_ref(f"openai:m@{url}")
     model = chat_model(ref, max_tokens=17, seed=11, timeout=5.0)
-    model.root_client._client = httpx.Client(transport=httpx.MockTransport(answer))
     reply = model.invoke("hi", **structured_kwargs(ref, SCHEMA))
     assert reply.content == '{"to": "FRANCE"}'
-    assert sent[0]["response_format"] == {"type": "json_object", "schema": SCHEMA}
-    assert sent[0]["messages"] == [{"role": "user", "content": "hi"}]
-    assert sent[0]["max_tokens"] == 17  # the cap under both names, as before
+    sent = arrived[0].json()
+    assert sent["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    assert sent["messages"] == [{"role": "user", "content": "hi"}]
+    assert sent["max_tokens"] == 17  # the cap under both names, as before
     assert walked == []
 
 
-def _served_model(answer, monkeypatch):
-    """A server model on a mock transport, counting the OpenAI client's `create` calls."""
+def _served_model(url: str, monkeypatch, seed: int = 12):
+    """A server model of the loopback server `url`, counting the OpenAI client's `create`
+    calls (none: a plain call is posted without it)."""
     import openai.resources.chat.completions.completions as completions
 
     created: list[object] = []
@@ -67,39 +121,24 @@ def _served_model(answer, monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(completions.Completions, "create", counting)
-    ref = parse_model_ref("openai:m@http://127.0.0.1:9/v1")
-    model = chat_model(ref, max_tokens=17, seed=12, timeout=5.0)
-    model.root_client._client = httpx.Client(transport=httpx.MockTransport(answer))
-    return ref, model, created
+    ref = parse_model_ref(f"openai:m@{url}")
+    return ref, chat_model(ref, max_tokens=17, seed=seed, timeout=5.0), created
 
 
-def test_a_servers_call_is_posted_without_the_openai_client(monkeypatch):
+def test_a_servers_call_is_posted_without_the_openai_client(monkeypatch, server):
     """The body is the one the client sent (issue 43: the client's request building and typed
     reply were most of a seat's CPU before its request left)."""
-    sent: list[httpx.Request] = []
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
-        reply = {"role": "assistant", "content": '{"to": "GLOBAL"}'}
-        return httpx.Response(
-            200,
-            json={
-                "id": "y",
-                "model": "m",
-                "choices": [{"index": 0, "message": reply, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
-            },
-        )
-
-    ref, model, created = _served_model(answer, monkeypatch)
+    usage = {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
+    url, arrived = server(lambda request: (200, _completion('{"to": "GLOBAL"}', usage=usage), {}))
+    ref, model, created = _served_model(url, monkeypatch)
     reply = model.invoke("hi", **structured_kwargs(ref, SCHEMA), seed=3)
     assert created == []
     assert reply.content == '{"to": "GLOBAL"}'
     assert reply.usage_metadata["input_tokens"] == 5
-    assert str(sent[0].url) == "http://127.0.0.1:9/v1/chat/completions"
-    assert sent[0].headers["authorization"].startswith("Bearer ")
-    body = json.loads(sent[0].content)
-    assert body == {
+    assert arrived[0].path == "/v1/chat/completions"
+    assert arrived[0].headers["authorization"].startswith("Bearer ")
+    assert arrived[0].headers["content-type"] == "application/json"
+    assert arrived[0].json() == {
         "model": "m",
         "stream": False,
         "seed": 3,
@@ -111,24 +150,52 @@ def test_a_servers_call_is_posted_without_the_openai_client(monkeypatch):
     }
 
 
-def test_a_rate_limit_fails_as_the_openai_clients_error(monkeypatch):
+def test_a_rate_limit_fails_as_the_openai_clients_error(monkeypatch, server):
     """Posted without the client, a 429 is still its RateLimitError (as langchain-openai raises
     it), with the response whose Retry-After the decider waits for."""
     import openai
 
     from wargraph.models.ratelimit import retry_after_s
 
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
-            429, json={"error": {"message": "slow down"}}, headers={"retry-after": "2"}
-        )
-
-    ref, model, created = _served_model(answer, monkeypatch)
-    try:
+    url, _ = server(
+        lambda request: (429, {"error": {"message": "slow down"}}, {"Retry-After": "2"})
+    )
+    ref, model, created = _served_model(url, monkeypatch)
+    with pytest.raises(openai.RateLimitError) as caught:
         model.invoke("hi")
-    except openai.RateLimitError as err:
-        assert retry_after_s(err) == 2.0
-        assert "slow down" in str(err)
-    else:
-        raise AssertionError("a 429 must raise")
+    assert retry_after_s(caught.value) == 2.0
+    assert "slow down" in str(caught.value)
     assert created == []
+
+
+def test_a_connection_refused_is_the_openai_clients_connection_error(monkeypatch):
+    """Nothing listening: the OpenAI client's APIConnectionError, as the decider reports it."""
+    import socket
+
+    import openai
+
+    with socket.socket() as sock:  # a port that was free a moment ago, and is closed again
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ref, model, created = _served_model(f"http://127.0.0.1:{port}/v1", monkeypatch)
+    with pytest.raises(openai.APIConnectionError):
+        model.invoke("hi")
+    assert created == []
+
+
+def test_a_redirect_is_followed_and_a_reply_in_another_shape_fails_as_before(monkeypatch, server):
+    """A server that moved (307 to its new address) is followed with the same body; a reply
+    that is JSON but not a completion goes through the client's typed reply, as it did."""
+    target, arrived_there = server(lambda request: (200, _completion("moved fine"), {}))
+    origin, arrived_here = server(
+        lambda request: (307, {}, {"Location": f"{target}/chat/completions"})
+    )
+    ref, model, created = _served_model(origin, monkeypatch)
+    assert model.invoke("hi").content == "moved fine"
+    assert arrived_here[0].body == arrived_there[0].body
+    assert created == []
+    odd, _ = server(lambda request: (200, {"unexpected": True}, {}))
+    _, model, _ = _served_model(odd, monkeypatch, seed=13)
+    with pytest.raises(Exception) as caught:
+        model.invoke("hi")
+    assert not isinstance(caught.value, AssertionError)

@@ -4,7 +4,6 @@ servers, and any provider LangChain's `init_chat_model` knows (`anthropic:...`, 
 from __future__ import annotations
 
 import contextvars
-import functools
 import importlib.util
 import json
 import os
@@ -24,6 +23,13 @@ from pydantic import PrivateAttr
 
 import wargraph.models.waits as waits
 from wargraph.models.llama_build import BuildUnusable, check_build, uses_amx
+from wargraph.models.posting import (
+    capped_payload,
+    plain_body,
+    plain_client,
+    post_completion,
+    schema_as_sent,
+)
 
 Provider = Literal["embedded", "gguf", "openai", "scripted", "bot", "langchain"]
 OWN_KINDS = ("embedded", "gguf", "openai", "scripted", "bot")
@@ -710,157 +716,6 @@ def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
 
 
 _CappedChatOpenAI: type[BaseChatModel] | None = None
-
-
-def capped_payload(payload: dict[str, Any]) -> dict[str, Any]:
-    """langchain-openai sends `max_tokens=` as `max_completion_tokens` only; llama.cpp's server
-    (and others) read only `max_tokens` and run uncapped without it. Both names carry the cap."""
-    cap = payload.get("max_completion_tokens", payload.get("max_tokens"))
-    if cap is not None:
-        payload["max_tokens"] = payload["max_completion_tokens"] = cap
-    return payload
-
-
-def schema_as_sent(payload: dict[str, Any]) -> dict[str, Any]:
-    """A server's `response_format` (a JSON schema for its grammar) and plain text messages go
-    into the body as they are, through `extra_body`. Given as parameters, langchain-openai asks
-    through the OpenAI client's `parse`, and the client walks them against its parameter types
-    on every call (each message against every message type) to send the same JSON: about half
-    of a call's CPU, paid by every seat of every wave. Messages with anything but text (parts,
-    tool calls) keep the client's way."""
-    extra: dict[str, Any] = {}
-    fmt = payload.get("response_format")
-    if isinstance(fmt, dict) and fmt.get("type") == "json_object":
-        extra["response_format"] = payload.pop("response_format")
-    messages = payload.get("messages")
-    if isinstance(messages, list) and all(_plain_message(m) for m in messages):
-        extra["messages"] = messages
-        payload["messages"] = []  # the client's required argument; the body takes extra's
-    if extra:
-        payload["extra_body"] = {**(payload.get("extra_body") or {}), **extra}
-    return payload
-
-
-# What a payload may hold to be posted as it is: JSON values the OpenAI client would send
-# unchanged (it leaves out only its "not given" markers, which a payload never holds).
-_PLAIN_KEYS = frozenset(
-    {
-        "model",
-        "messages",
-        "stream",
-        "seed",
-        "temperature",
-        "top_p",
-        "n",
-        "stop",
-        "max_tokens",
-        "max_completion_tokens",
-        "presence_penalty",
-        "frequency_penalty",
-        "extra_body",
-    }
-)
-
-
-def plain_client(model: Any) -> bool:
-    """A server model whose client adds nothing of its own to a request: no headers, query,
-    organisation or project beyond the key, the response headers not asked for; and the
-    installed openai and langchain-openai still have the internals `post_completion` uses
-    (else every call goes through the OpenAI client, as before)."""
-    return _internals_present() and not (
-        model.default_headers
-        or model.default_query
-        or model.openai_organization
-        or getattr(model, "openai_project", None)
-        or model.include_response_headers
-    )
-
-
-@functools.cache
-def _internals_present() -> bool:
-    import openai
-    from langchain_openai.chat_models import base as lc_openai
-
-    client = openai.OpenAI
-    return all(
-        hasattr(owner, name)
-        for owner, name in (
-            (client, "_make_status_error_from_response"),
-            (client, "_process_response_data"),
-            (client, "user_agent"),
-            (lc_openai, "_handle_openai_bad_request"),
-            (lc_openai, "_handle_openai_api_error"),
-        )
-    )
-
-
-def plain_body(payload: dict[str, Any]) -> dict[str, Any] | None:
-    """The JSON body the OpenAI client would send for `payload` (`extra_body` merged over the
-    parameters, as it does), or None when the payload holds anything it would reshape."""
-    if payload.get("stream") or not set(payload) <= _PLAIN_KEYS:
-        return None
-    extra = payload.get("extra_body") or {}
-    if not isinstance(extra, dict):
-        return None
-    return {**{k: v for k, v in payload.items() if k != "extra_body"}, **extra}
-
-
-def post_completion(model: Any, body: dict[str, Any]) -> Any:
-    """One chat completion posted on the model's HTTP client, the OpenAI client left out: with
-    a schema and the messages as they are (`schema_as_sent`) it only walked them against its
-    parameter types, built its own request object and a typed reply, about two thirds of a
-    call's CPU, paid by each seat one after the other before its request left. The answer is
-    the reply's JSON (a reply not labelled JSON and not JSON: its text, which langchain-openai
-    names). A failure is the OpenAI client's exception for it (status, timeout, connection), as
-    LangChain raises it."""
-    import openai
-    from langchain_openai.chat_models import base as lc_openai
-
-    root = model.root_client
-    key = model.openai_api_key.get_secret_value() if model.openai_api_key else ""
-    request = root._client.build_request(
-        "POST",
-        f"{str(root.base_url).rstrip('/')}/chat/completions",
-        content=json.dumps(body).encode(),
-        headers={
-            "Accept": "application/json",
-            "Content-Type": "application/json",
-            "User-Agent": root.user_agent,
-            "Authorization": f"Bearer {key}",
-        },
-    )
-    try:
-        try:
-            response = root._client.send(request)
-        except httpx.TimeoutException as err:
-            raise openai.APITimeoutError(request=request) from err
-        except Exception as err:
-            raise openai.APIConnectionError(request=request) from err
-        if response.status_code >= 400:
-            raise root._make_status_error_from_response(response)
-    except openai.BadRequestError as err:
-        lc_openai._handle_openai_bad_request(err)
-        raise
-    except openai.APIError as err:
-        lc_openai._handle_openai_api_error(err)
-        raise
-    if response.headers.get("content-type", "*").split(";")[0].endswith("json"):
-        data = response.json()  # not JSON after all: its JSONDecodeError, as the client's
-    else:
-        try:
-            data = response.json()
-        except ValueError:
-            return response.text
-    if isinstance(data, dict) and isinstance(data.get("choices"), list):
-        return data
-    # another shape: the client's typed reply, so that it fails as it did
-    from openai.types.chat import ChatCompletion
-
-    return root._process_response_data(data=data, cast_to=ChatCompletion, response=response)
-
-
-def _plain_message(message: Any) -> bool:
-    return isinstance(message, dict) and all(isinstance(v, str) for v in message.values())
 
 
 def structured_kwargs(
