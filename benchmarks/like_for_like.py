@@ -2,25 +2,27 @@
 `wargraph play` command in its own process, the default store (SQLite `wargraph.sqlite` in the
 working folder) and maps (the final position), every model call over HTTP to a loopback stub
 that answers at once (`fake_endpoint`, latency 0, in its own process), one negotiation round
-(the reference's `--num_negotiation_rounds 1`), seed 0.
+(the reference's `--num_negotiation_rounds 1`), seed 0, games to 1905.
 
-    python -m benchmarks.like_for_like              # 4 games to 1901 and 4 to 1905, alternated
-    python -m benchmarks.like_for_like --repeats 5
+    python -m benchmarks.like_for_like              # 5 games
+    python -m benchmarks.like_for_like --repeats 8
     python -m benchmarks.like_for_like --against /work/main   # and another checkout, alternated
 
-CPU is the command's own (user + system, from the kernel's accounting of the child process).
-Per movement phase: (least CPU of a game to 1905 - least CPU of a game to 1901) / the movement
-phases between (eight: S1902M-F1905M); the start-up, the first year and the end (the record,
-the map) cancel out, and the adjustment phases between are charged to the movement phases. The
-least of the repeats, because other work on the machine only adds CPU seconds (on these two
-shared cores up to twice as many at load 4-5); the same from the medians is printed beside it.
-Next to it the ratio to AI_Diplomacy's 0.274 s (`benchmarks.reference`), with what each side
-ran. That figure was measured by hand (this benchmark cannot run AI_Diplomacy: Python 3.13, and
-its code is not committed here) in runs alternated game by game with this command, and is
-scaled here by how fast the machine runs Python now against then (`benchmarks.calibrate`,
-measured between the games; the same code ran up to 1.4x slower from one hour to the next).
-wargraph's figure from those runs (0.0895 s, 0.326x) is printed beside today's. Target: <= 0.33x
-of the scaled figure.
+CPU is the process's own (user + system, every thread), read from inside it by the engine probe
+(`benchmarks/engine_probe`) each time the `diplomacy` engine adjudicates a phase: per movement
+phase = the CPU from the end of 1901's last adjudication to the end of 1905's / the movement
+phases adjudicated between (eight: S1902M-F1905M; the retreat and adjustment phases between are
+charged to them). The start-up (imports, model clients) and the end (record, maps) are left
+out: the same game's start-up varied by seconds from run to run, more than eight phases' work,
+which made the earlier difference of two whole games (to 1905 less to 1901) swing by 40%.
+Games are alternated between checkouts; the least of them is the figure (other work on the
+machine only adds CPU seconds; on these two shared cores up to twice as many at load 4-5), the
+median beside it. Next to it the ratio to AI_Diplomacy's figure (`benchmarks.reference`), with
+what each side ran. That figure was measured by hand (this benchmark cannot run AI_Diplomacy:
+Python 3.13, and its code is not committed here) with the same probe, in runs alternated game
+by game with this command, and is scaled here by how fast the machine runs Python now against
+then (`benchmarks.calibrate`, measured between the games). wargraph's figure from those runs is
+printed beside today's. Target: <= 0.33x of the scaled figure.
 """
 
 from __future__ import annotations
@@ -66,12 +68,20 @@ WARGRAPH_RUN = (
 )
 
 
+PROBE = Path(__file__).resolve().parent / "engine_probe"
+
+
 def cli_game(url: str, year: int, folder: Path, tree: Path = REPO) -> dict[str, Any]:
     """One `wargraph play` process of the checkout `tree` to `year` in `folder` (its working
-    folder: the default store is created there): its CPU (user + system), wall and the phases
-    it played."""
+    folder: the default store is created there): its CPU (user + system, from the kernel), wall,
+    the phases it played, and the engine probe's line for each adjudication."""
     folder.mkdir(parents=True)
-    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+    probe = folder / "adjudications.jsonl"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join((str(PROBE), str(tree / "src"))),
+        "WARGRAPH_ENGINE_PROBE": str(probe),
+    }
     command = [
         *(sys.executable, "-m", "wargraph.cli", "play", "diplomacy"),
         *("--model", f"openai:fake@{url}", "--seed", "0", "--out", str(folder / "out")),
@@ -95,35 +105,56 @@ def cli_game(url: str, year: int, folder: Path, tree: Path = REPO) -> dict[str, 
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
         "wall_s": round(wall, 2),
         "phases": phases,
+        "adjudications": adjudications(probe),
         "store": (folder / "wargraph.sqlite").is_file(),
         "tree": str(tree),
     }
 
 
-def per_phase(games: list[dict[str, Any]]) -> dict[str, Any]:
-    """CPU per movement phase of one checkout's games (module docstring)."""
-    short = [g for g in games if g["year"] == SHORT]
-    long = [g for g in games if g["year"] == LONG]
-    # a record's phases end with the one to play next: the phases played between the two
-    between = long[0]["phases"][len(short[0]["phases"]) - 1 : -1]
+def adjudications(probe: Path) -> list[dict[str, Any]]:
+    """The engine probe's lines (phase adjudicated, process CPU and wall after it)."""
+    if not probe.is_file():
+        raise RuntimeError(f"{probe}: the engine probe wrote nothing (was the engine imported?)")
+    return [json.loads(line) for line in probe.read_text().splitlines() if line.strip()]
+
+
+def _year(phase: str) -> int:
+    return int(phase[1:-1])
+
+
+def phase_cpu(lines: list[dict[str, Any]], first: int = SHORT, last: int = LONG) -> dict[str, Any]:
+    """CPU per movement phase of one game from its probe lines: from the end of year `first`'s
+    last adjudication to the end of year `last`'s, over the movement phases adjudicated between."""
+    before = [line for line in lines if _year(line["phase"]) <= first]
+    upto = [line for line in lines if _year(line["phase"]) <= last]
+    if not before or len(upto) <= len(before):
+        raise RuntimeError(f"no phases adjudicated after {first} up to {last}: {lines}")
+    between = [line["phase"] for line in upto[len(before) :]]
     moves = sum(1 for name in between if name.endswith("M"))
-    # the least CPU of each: other work on the machine only ever adds to a process's CPU
-    # seconds (two cores shared: at load 4-5 the same game took up to twice as many)
-    cpu_short = min(g["cpu_s"] for g in short)
-    cpu_long = min(g["cpu_s"] for g in long)
-    per = (cpu_long - cpu_short) / max(1, moves)
-    median = (
-        statistics.median(g["cpu_s"] for g in long) - statistics.median(g["cpu_s"] for g in short)
-    ) / max(1, moves)
+    cpu = upto[-1]["cpu_s"] - before[-1]["cpu_s"]
     return {
-        "tree": games[0]["tree"],
         "phases_between": between,
         "movement_phases_between": moves,
-        "cpu_game_short_s": round(cpu_short, 3),
-        "cpu_game_long_s": round(cpu_long, 3),
-        "cpu_per_movement_phase_s": round(per, 4),
-        "cpu_per_movement_phase_medians_s": round(median, 4),
-        "x_ai_diplomacy": round(per / CPU_PER_MOVEMENT_PHASE.value, 3),
+        "cpu_between_s": round(cpu, 4),
+        "cpu_per_movement_phase_s": round(cpu / max(1, moves), 4),
+    }
+
+
+def per_phase(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """One checkout's figure over its games (module docstring): the least and the median of the
+    games' CPU per movement phase."""
+    figures = [phase_cpu(g["adjudications"]) for g in games]
+    each = [f["cpu_per_movement_phase_s"] for f in figures]
+    least = min(each)
+    return {
+        "tree": games[0]["tree"],
+        "phases_between": figures[0]["phases_between"],
+        "movement_phases_between": figures[0]["movement_phases_between"],
+        "cpu_per_movement_phase_each_s": each,
+        "cpu_game_least_s": min(g["cpu_s"] for g in games),
+        "cpu_per_movement_phase_s": round(least, 4),
+        "cpu_per_movement_phase_median_s": round(statistics.median(each), 4),
+        "x_ai_diplomacy": round(least / CPU_PER_MOVEMENT_PHASE.value, 3),
     }
 
 
@@ -139,7 +170,7 @@ def run(
     quick: bool = False,
     write: bool = True,
     show: bool = True,
-    repeats: int = 4,
+    repeats: int = 5,
     against: Path | None = None,
 ) -> dict[str, Any]:
     from benchmarks.fake_endpoint import FakeEndpoint
@@ -155,12 +186,9 @@ def run(
             for t, tree in enumerate(trees):  # bytecode written, disk caches warm
                 cli_game(endpoint.url, SHORT, workdir / f"warm-up{t}", tree)
             for i in range(repeats):
-                for year in (SHORT, LONG):  # alternated: a change of load hits all alike
-                    for t, tree in enumerate(trees):
-                        speeds.append(python_seconds(3))
-                        games.append(
-                            cli_game(endpoint.url, year, workdir / f"g{i}-{year}-{t}", tree)
-                        )
+                for t, tree in enumerate(trees):  # alternated: a change of load hits all alike
+                    speeds.append(python_seconds(3))
+                    games.append(cli_game(endpoint.url, LONG, workdir / f"g{i}-{t}", tree))
     rows = [per_phase([g for g in games if g["tree"] == str(tree)]) for tree in trees]
     scale = scale_of(speeds)
     for row in rows:
@@ -177,7 +205,7 @@ def run(
         wargraph_run=WARGRAPH_RUN,
         reference=CPU_PER_MOVEMENT_PHASE.as_dict(),
         wargraph_in_the_reference_run=WARGRAPH_IN_THE_SAME_RUN,
-        games=[{k: v for k, v in g.items() if k != "phases"} for g in games],
+        games=[{k: v for k, v in g.items() if k not in ("phases", "adjudications")} for g in games],
         rows=rows,
         cpu_per_movement_phase_s=mine["cpu_per_movement_phase_s"],
         x_ai_diplomacy=mine["x_ai_diplomacy"],
@@ -202,8 +230,9 @@ def run(
         notes=[
             f"wargraph: {WARGRAPH_RUN}",
             f"AI_Diplomacy: {AI_DIPLOMACY_RUN}; {CPU_PER_MOVEMENT_PHASE.label()}",
-            f"per movement phase: (least CPU to {LONG} - least CPU to {SHORT}) / movement phases"
-            " between (the adjustment phases between charged to them); from the medians beside",
+            f"per movement phase: the process's CPU from the end of {SHORT}'s last adjudication to"
+            f" the end of {LONG}'s (engine probe) / movement phases between (the retreat and"
+            " adjustment phases between charged to them); least of the games, median beside",
         ],
     )
     return finish(NAME, payload, show_tables, show=show, write=write)
@@ -216,8 +245,8 @@ def show_tables(p: dict[str, Any]) -> None:
         [
             f"wargraph ({Path(r['tree']).parent.name}/{Path(r['tree']).name})",
             what,
-            f"{r['cpu_game_short_s']} / {r['cpu_game_long_s']}",
-            f"{r['cpu_per_movement_phase_s']} ({r['cpu_per_movement_phase_medians_s']})",
+            r["cpu_game_least_s"],
+            f"{r['cpu_per_movement_phase_s']} ({r['cpu_per_movement_phase_median_s']})",
             f"{r.get('x_ai_diplomacy_scaled', '-')} (unscaled {r['x_ai_diplomacy']})",
         ]
         for r in p["rows"]
@@ -251,8 +280,8 @@ def show_tables(p: dict[str, Any]) -> None:
             [
                 "side",
                 "what ran",
-                f"least CPU to {SHORT} / {LONG} (s)",
-                "CPU / movement phase (s; from medians)",
+                f"least CPU of a whole game to {LONG} (s)",
+                "CPU / movement phase (s; median)",
                 "x",
             ],
             rows,
@@ -269,7 +298,7 @@ def show_tables(p: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.like_for_like", description=__doc__)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--against", type=Path, help="another checkout, measured alternately")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)

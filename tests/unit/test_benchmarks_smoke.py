@@ -103,25 +103,53 @@ def test_seats_at_once_compares_each_shape_with_ai_diplomacy_measured_at_the_sam
     assert b.like_for_like({"shape": "shipped", "wall_per_phase_s": None})["x_ai_diplomacy"] is None
 
 
-def test_like_for_like_takes_the_phases_played_between_the_two_games():
-    """A record's phases end with the phase to play next; CPU per movement phase is the
-    difference of the medians over the movement phases played between."""
+def test_like_for_like_takes_the_cpu_between_1901s_last_adjudication_and_1905s():
+    """CPU per movement phase of a game is read from the engine probe's lines: the CPU from the
+    end of 1901's last adjudication to the end of the last one's, over the movement phases
+    adjudicated between (start-up and end left out); a checkout's figure is the least of its
+    games, the median beside it."""
     from benchmarks import like_for_like as b
 
-    short = ["S1901M", "F1901M", "W1901A", "S1902M"]
-    long = [*short[:-1], "S1902M", "F1902M", "W1902A", "S1903M", "F1903M", "W1903A", "S1904M"]
+    def lines(start: float, per: float) -> list[dict]:
+        names = ["S1901M", "F1901M", "W1901A", "S1902M", "F1902M", "S1903M", "F1903M", "W1903A"]
+        return [{"phase": n, "cpu_s": start + per * i, "wall_s": 0.0} for i, n in enumerate(names)]
+
+    one = b.phase_cpu(lines(3.0, 0.1), last=1903)
+    assert one["phases_between"] == ["S1902M", "F1902M", "S1903M", "F1903M", "W1903A"]
+    assert one["movement_phases_between"] == 4
+    assert one["cpu_per_movement_phase_s"] == pytest.approx(0.5 / 4)
+    with pytest.raises(RuntimeError):
+        b.phase_cpu(lines(3.0, 0.1)[:3])  # nothing adjudicated after 1901
     games = [
-        {"year": b.SHORT, "cpu_s": 5.0, "phases": short, "tree": "t"},
-        {"year": b.SHORT, "cpu_s": 9.0, "phases": short, "tree": "t"},
-        {"year": b.LONG, "cpu_s": 6.2, "phases": long, "tree": "t"},
-        {"year": b.LONG, "cpu_s": 9.4, "phases": long, "tree": "t"},
+        {"adjudications": lines(9.0, per), "cpu_s": 9.0 + per * 8, "tree": "t"}
+        for per in (0.3, 0.2, 0.25)
     ]
     row = b.per_phase(games)
-    assert row["phases_between"] == long[3:-1] and row["movement_phases_between"] == 4
-    # the least of each: load only adds CPU seconds
-    assert row["cpu_per_movement_phase_s"] == pytest.approx((6.2 - 5.0) / 4)
-    assert row["cpu_per_movement_phase_medians_s"] == pytest.approx((7.8 - 7.0) / 4)
-    assert row["x_ai_diplomacy"] == pytest.approx(0.3 / 0.274, abs=1e-3)
+    assert row["movement_phases_between"] == 4  # up to 1905: these lines end in 1903
+    assert row["cpu_per_movement_phase_s"] == pytest.approx(0.2 * 5 / 4)
+    assert row["cpu_per_movement_phase_median_s"] == pytest.approx(0.25 * 5 / 4)
+    assert row["x_ai_diplomacy"] == pytest.approx(0.25 / b.CPU_PER_MOVEMENT_PHASE.value, abs=1e-3)
+
+
+def test_the_engine_probe_records_each_adjudication_from_inside_the_process(tmp_path):
+    """The probe (a sitecustomize on PYTHONPATH) writes a line per `Game.process()`: the phase
+    ended and the process's CPU after it; nothing without WARGRAPH_ENGINE_PROBE."""
+    import os
+    import subprocess
+    import sys
+
+    from benchmarks import like_for_like as b
+
+    out = tmp_path / "probe.jsonl"
+    code = "from diplomacy import Game; g = Game(); g.process(); g.process()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(b.PROBE), *sys.path))}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    assert not out.exists()
+    env["WARGRAPH_ENGINE_PROBE"] = str(out)
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    found = b.adjudications(out)
+    assert [line["phase"] for line in found] == ["S1901M", "F1901M"]
+    assert 0 < found[0]["cpu_s"] <= found[1]["cpu_s"]
 
 
 def test_like_for_like_scales_the_reference_by_the_machines_speed_now():
