@@ -53,6 +53,8 @@ def server() -> Iterator[Callable[[Callable[[Arrived], Answer]], tuple[str, list
                 request = Arrived(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                 arrived.append(request)
                 status, data, extra = answer(request)
+                if status == 200 and request.json().get("stream"):
+                    return self._stream(data)
                 raw = json.dumps(data).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -61,6 +63,23 @@ def server() -> Iterator[Callable[[Callable[[Arrived], Answer]], tuple[str, list
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(raw)
+
+            def _stream(self, data: dict[str, Any]) -> None:
+                """A completion asked with stream=true, as server-sent events."""
+                message = data["choices"][0]["message"]
+                chunks = [
+                    {"role": "assistant", "content": message["content"]},
+                    {},  # the last chunk: finish_reason only
+                ]
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for i, delta in enumerate(chunks):
+                    done = "stop" if i == len(chunks) - 1 else None
+                    choice = {"index": 0, "delta": delta, "finish_reason": done}
+                    event = {**data, "object": "chat.completion.chunk", "choices": [choice]}
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
 
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         httpd.daemon_threads = True
@@ -199,3 +218,91 @@ def test_a_redirect_is_followed_and_a_reply_in_another_shape_fails_as_before(mon
     with pytest.raises(Exception) as caught:
         model.invoke("hi")
     assert not isinstance(caught.value, AssertionError)
+
+
+def test_a_call_nothing_listens_to_skips_langchains_invoke_and_returns_the_same_message(
+    monkeypatch, server
+):
+    """With no callback handler, a call goes straight to the model (issue 43: LangChain's
+    `invoke` machinery was 0.27 ms of a call's 0.87); a handler gets the whole way, events and
+    all; the two replies are the same message."""
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.language_models.chat_models import BaseChatModel
+
+    usage = {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}
+    url, _ = server(lambda request: (200, _completion("We hold.", usage=usage), {}))
+    ref, model, _ = _served_model(url, monkeypatch)
+    generated: list[object] = []
+    real = BaseChatModel.generate
+
+    def counting(self, *args, **kwargs):
+        generated.append(args)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(BaseChatModel, "generate", counting)
+
+    class Heard(BaseCallbackHandler):
+        events: list[str] = []
+
+        def on_chat_model_start(self, *args, **kwargs):
+            self.events.append("start")
+
+        def on_llm_end(self, *args, **kwargs):
+            self.events.append("end")
+
+    from langchain_core.messages import HumanMessage
+
+    direct = model.invoke([HumanMessage("hi")])
+    assert generated == []
+    heard = Heard()
+    whole = model.invoke([HumanMessage("hi")], config={"callbacks": [heard]})
+    assert len(generated) == 1 and heard.events == ["start", "end"]
+    assert direct.content == whole.content == "We hold."
+    assert direct.usage_metadata == whole.usage_metadata
+    assert direct.response_metadata == whole.response_metadata
+    assert direct.id.startswith("lc_run--") and whole.id.startswith("lc_run--")
+    from langchain_core.tracers.context import tracing_v2_enabled
+    from langsmith import Client
+
+    from wargraph.models.posting import unheard
+
+    assert unheard(model, [HumanMessage("hi")], None, {})
+    offline = Client(api_url="http://127.0.0.1:9", api_key="test")  # never reached: not invoked
+    with tracing_v2_enabled(project_name="t", client=offline):  # a LangSmith tracer listens
+        assert not unheard(model, [HumanMessage("hi")], None, {})
+
+
+def test_studios_message_stream_still_sees_a_seats_call(monkeypatch, server):
+    """A graph streamed with stream_mode="messages" (what Studio and the server's clients ask)
+    gets the model's message; streamed by updates only, the call skips `invoke`'s machinery."""
+    from typing import TypedDict
+
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import HumanMessage
+    from langgraph.graph import END, START, StateGraph
+
+    url, _ = server(lambda request: (200, _completion("Hold the line."), {}))
+    _, model, _ = _served_model(url, monkeypatch)
+    generated: list[object] = []
+    real = BaseChatModel.generate
+    monkeypatch.setattr(
+        BaseChatModel, "generate", lambda self, *a, **k: generated.append(a) or real(self, *a, **k)
+    )
+
+    class State(TypedDict):
+        said: str
+
+    def seat(state: State) -> State:
+        return {"said": str(model.invoke([HumanMessage("your move?")]).content)}
+
+    builder = StateGraph(State)
+    builder.add_node("seat", seat)
+    builder.add_edge(START, "seat")
+    builder.add_edge("seat", END)
+    graph = builder.compile()
+    streamed = list(graph.stream({"said": ""}, stream_mode="messages"))
+    assert "".join(str(m.content) for m, _ in streamed) == "Hold the line."
+    assert len(generated) == 1
+    updates = list(graph.stream({"said": ""}, stream_mode="updates"))
+    assert updates == [{"seat": {"said": "Hold the line."}}]
+    assert len(generated) == 1  # no second trip through LangChain's generate

@@ -19,6 +19,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableConfig
 from pydantic import PrivateAttr
 
 import wargraph.models.waits as waits
@@ -28,7 +29,9 @@ from wargraph.models.posting import (
     plain_body,
     plain_client,
     post_completion,
+    reply_of,
     schema_as_sent,
+    unheard,
 )
 
 Provider = Literal["embedded", "gguf", "openai", "scripted", "bot", "langchain"]
@@ -697,6 +700,18 @@ def _server_chat_class(ref: ModelRef) -> Callable[..., BaseChatModel]:
             def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> dict:
                 payload = super()._get_request_payload(input_, stop=stop, **kwargs)
                 return schema_as_sent(capped_payload(payload))
+
+            def invoke(
+                self,
+                input: Any,
+                config: RunnableConfig | None = None,
+                *,
+                stop: list[str] | None = None,
+                **kwargs: Any,
+            ) -> AIMessage:
+                if not unheard(self, input, config, kwargs):
+                    return super().invoke(input, config, stop=stop, **kwargs)
+                return reply_of(self._generate(input, stop=stop, **kwargs))
 
             def _generate(
                 self,
