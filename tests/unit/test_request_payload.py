@@ -212,6 +212,9 @@ def test_a_redirect_is_followed_and_a_reply_in_another_shape_fails_as_before(mon
     ref, model, created = _served_model(origin, monkeypatch)
     assert model.invoke("hi").content == "moved fine"
     assert arrived_here[0].body == arrived_there[0].body
+    # the key stays with its origin: another port is another origin
+    assert arrived_here[0].headers["authorization"].startswith("Bearer ")
+    assert "authorization" not in arrived_there[0].headers
     assert created == []
     odd, _ = server(lambda request: (200, {"unexpected": True}, {}))
     _, model, _ = _served_model(odd, monkeypatch, seed=13)

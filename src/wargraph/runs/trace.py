@@ -30,14 +30,22 @@ def record_call(path: str | None, entry: dict[str, Any]) -> None:
     if not target:
         return
     try:
-        line = json.dumps(entry, ensure_ascii=False, default=str)
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
-        # backslashreplace: a lone surrogate from a server's JSON ("\ud800") stays a valid JSON
-        # escape instead of failing the write (and being mistaken for an endpoint fault)
-        with _lock, open(target, "a", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(line + "\n")
+        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        with _lock:
+            try:
+                _append(target, line)
+            except FileNotFoundError:  # its folder is new, or was removed since
+                Path(target).parent.mkdir(parents=True, exist_ok=True)
+                _append(target, line)
     except (OSError, ValueError) as exc:
         _failed.setdefault(str(target), getattr(exc, "strerror", None) or str(exc))
+
+
+def _append(target: str, line: str) -> None:
+    # backslashreplace: a lone surrogate from a server's JSON ("\ud800") stays a valid JSON
+    # escape instead of failing the write (and being mistaken for an endpoint fault)
+    with open(target, "a", encoding="utf-8", errors="backslashreplace") as fh:
+        fh.write(line)
 
 
 def served_path(thread_id: str | None) -> str | None:
