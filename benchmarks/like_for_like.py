@@ -259,7 +259,7 @@ def show_tables(p: dict[str, Any]) -> None:
             "the same command, alternated game by game with AI_Diplomacy "
             f"({ref.get('brief') or ref['load']})",
             "",
-            f"{same['cpu_per_movement_phase_s']} ({same['from_medians_s']})",
+            f"{same['cpu_per_movement_phase_s']} ({same['median_s']})",
             same["x_ai_diplomacy"],
         ]
     )

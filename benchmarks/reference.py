@@ -4,16 +4,17 @@ AI_Diplomacy themselves (it needs Python 3.13, and none of its code may be commi
 its figures were measured by hand in one run alternated game by game with wargraph's own
 command (`SAME_RUN`), and wargraph's figure from that run is kept beside them
 (`WARGRAPH_IN_THE_SAME_RUN`). A ratio to a stored figure holds only for a wargraph run of the same
-shape (`Reference.setting`) on this kind of machine at a similar load: an earlier machine of
-this workplace gave AI_Diplomacy 0.473 s of CPU where this one gives 0.266 s, and under load
-9-24 its own work between waves grew (its 2-round phase took 4.5-5.3 s)."""
+shape (`Reference.setting`) on this kind of machine at a similar load: machines of this
+workplace gave AI_Diplomacy's phase 0.473 s (27 November), 0.27 s (28 November) and 0.95 s (29
+November, probe) of CPU, and under load 9-24 its own work between waves grew (its 2-round phase
+took 4.5-5.3 s): a ratio measured in one run is the figure that carries."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
 
-# What every AI_Diplomacy figure below ran as (issue 43; /work/shared/NOTES.md, 2026-11-28).
+# What every AI_Diplomacy figure below ran as (issue 43; /work/shared/NOTES.md, 2026-11-28/29).
 AI_DIPLOMACY_RUN = (
     "AI_Diplomacy 91dba40 on its uv.lock pins (Python 3.13), its CLI (lm_game.py), its own "
     "game files and maps as it writes them, every model call over HTTP to a loopback "
@@ -45,14 +46,15 @@ class Reference:
         return f"AI_Diplomacy {self.value} {self.unit} ({self.setting}; {self.load}{spread})"
 
 
-# How the figures below were measured (issue 43, 2026-11-28; /work/shared/NOTES.md): AI_Diplomacy
-# 91dba40 and wargraph 6a0d565 alternated game by game, both against one loopback stub that
-# answered AI_Diplomacy in the formats it parses (orders from its prompt's possible orders,
-# messages, diaries: 330 calls to 1905, every one parsed) and wargraph as benchmarks/
-# fake_endpoint.py does; 2 cores (AMD EPYC), load 1.5-2.4 with another process on 1.2-1.6 cores.
+# How the CPU figures below were measured (issue 43, 2026-11-29; /work/shared/NOTES.md): AI_Diplomacy
+# 91dba40, wargraph 6ae714e and wargraph 687b023 (the code before the day's cuts) alternated game
+# by game to 1905, all against loopback stubs answering at once (AI_Diplomacy in the formats it
+# parses: 331 calls, every one parsed; wargraph as benchmarks/fake_endpoint.py does: 241 calls),
+# each process's CPU read at every adjudication by the engine probe (benchmarks/engine_probe):
+# CPU from the end of 1901's last adjudication to the end of 1905's / the 8 movement phases.
 SAME_RUN = (
-    "measured in two runs on a 2-core machine, alternated game by game with wargraph's "
-    "like_for_like command (2026-11-28 23:38-23:53, load 0.6-1.9)"
+    "measured in one run on a 2-core machine, alternated game by game with wargraph's "
+    "like_for_like command (2026-11-29 01:49-02:00, load 0.7-1.4)"
 )
 
 WALL_RUN = (
@@ -62,34 +64,48 @@ WALL_RUN = (
 
 CPU_PER_MOVEMENT_PHASE = Reference(
     name="cpu_per_movement_phase",
+    value=0.950,
+    unit="s",
+    what="process CPU per movement phase, 1901's last adjudication to 1905's (engine probe), "
+    "least of 8 games to 1905",
+    setting="stub answering at once in its own formats, --num_negotiation_rounds 1",
+    load=SAME_RUN,
+    spread="1.015 s the median, 0.950-1.120 s by game; two shorter runs the same day: 0.98 / "
+    "0.99 s (4 games), 0.76 / 0.93 s (5 games)",
+    brief="same run as wargraph's, load 0.7-1.4",
+)
+
+# How fast the machine ran Python in that run: `benchmarks.calibrate`'s seconds, the least of its
+# passes interleaved with the games (0.27 s their median: this machine's speed moved by 2x within
+# the hour, so only a ratio of one run is firm). like_for_like scales CPU_PER_MOVEMENT_PHASE by its
+# own calibration over this one.
+CALIBRATION_S = 0.2115
+
+# wargraph's figures in the run that measured CPU_PER_MOVEMENT_PHASE (like_for_like's command)
+WARGRAPH_IN_THE_SAME_RUN = {
+    "commit": "6ae714e",
+    "cpu_per_movement_phase_s": 0.259,
+    "median_s": 0.2689,
+    "x_ai_diplomacy": 0.273,
+    "x_median": 0.265,
+    "x_per_repeat": "0.231-0.285",
+    "before_the_cuts": {"commit": "687b023", "least_s": 0.2898, "median_s": 0.3254, "x": 0.305},
+    "calls_to_1905": 241,
+    "ai_diplomacy_calls_to_1905": 331,
+}
+
+# The figure by the earlier method (a game to 1905 less one to 1901, whole processes: start-up
+# and end included, which varied by seconds) on the machine of 28 November, which ran Python
+# 2.5x faster: AI_Diplomacy 0.274 s, wargraph 90773e7 0.0895 s (0.326x) in the same runs.
+CPU_PER_MOVEMENT_PHASE_WHOLE_GAMES = Reference(
+    name="cpu_per_movement_phase_whole_games",
     value=0.274,
     unit="s",
     what="process CPU per movement phase (least of 11 games to 1905 less least of 11 to 1901)",
     setting="stub answering at once in its own formats, --num_negotiation_rounds 1",
-    load=SAME_RUN,
-    spread="0.295 s from the medians; 0.274 s per repeat (median); 0.266 s in an earlier run",
-    brief="same runs as wargraph's, load 0.6-1.9",
+    load="two runs on 28 November's machine, alternated with wargraph (load 0.6-1.9)",
+    spread="0.295 s from the medians; wargraph 90773e7 0.0895 s in the same runs (0.326x)",
 )
-
-# How fast the machine ran Python in those runs: `benchmarks.calibrate`'s seconds, the least of
-# its passes interleaved with the games. like_for_like scales CPU_PER_MOVEMENT_PHASE by its own
-# calibration over this one: the same code ran up to 1.4x slower from one hour to the next.
-CALIBRATION_S = 0.0841
-
-# wargraph's figure in the runs that measured CPU_PER_MOVEMENT_PHASE (like_for_like's command,
-# this session's final code); an earlier run (6a0d565, 8 games each) gave 0.084 s against
-# AI_Diplomacy's 0.266 s: 0.315x
-WARGRAPH_IN_THE_SAME_RUN = {
-    "commit": "90773e7",
-    "cpu_per_movement_phase_s": 0.0895,
-    "from_medians_s": 0.0949,
-    "per_repeat_s": 0.0931,
-    "x_ai_diplomacy": 0.326,
-    "x_from_medians": 0.322,
-    "x_per_repeat": 0.340,
-    "calls_to_1905": 241,
-    "ai_diplomacy_calls_to_1905": 330,
-}
 
 CPU_PER_MOVEMENT_PHASE_EARLIER = Reference(
     name="cpu_per_movement_phase_earlier_machine",
