@@ -28,9 +28,10 @@ noisy neighbour better than absolute numbers do.
                     (S1901-F1910), small vs capable, next to AI_Diplomacy's order prompt; view
                     coverage; wall and CPU per movement phase
 14. `like_for_like` CPU per Diplomacy movement phase as AI_Diplomacy's was measured (the CLI,
-                    the default store, HTTP to an instant stub, one negotiation round), with
-                    the ratio to its 0.274 s (benchmarks/reference.py: measured in runs
-                    alternated with this command), scaled by benchmarks/calibrate.py
+                    the default store, HTTP to an instant stub, one negotiation round), read
+                    between adjudications by the engine probe, with the ratio to its 0.950 s
+                    (benchmarks/reference.py: measured with the probe in a run alternated with
+                    this command), scaled by benchmarks/calibrate.py
 """
 
 from __future__ import annotations
