@@ -197,9 +197,15 @@ def test_a_connection_refused_is_the_openai_clients_connection_error(monkeypatch
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     ref, model, created = _served_model(f"http://127.0.0.1:{port}/v1", monkeypatch)
-    with pytest.raises(openai.APIConnectionError):
+    with pytest.raises(openai.APIConnectionError) as caught:
         model.invoke("hi")
     assert created == []
+    # the seat's fault line says why, not only "Connection error."
+    from wargraph.models.faults import fault_text
+
+    said = fault_text(caught.value, ref)
+    assert "Connection error" in said and "Connection refused" in said
+    assert f"127.0.0.1:{port}" in said
 
 
 def test_a_redirect_is_followed_and_a_reply_in_another_shape_fails_as_before(monkeypatch, server):

@@ -55,6 +55,10 @@ def fault_text(exc: BaseException, ref: Any) -> str:
     """A failed call in one line, naming the endpoint's URL for a server model (openai's
     "Connection error." alone does not say which server refused)."""
     text = f"{type(exc).__name__}: {str(exc)[:300]}"
+    cause = root_cause(exc)
+    if cause is not exc and str(cause) and str(cause) not in text:
+        # "Connection error." alone does not say why: a refused port, a certificate, a name
+        text += f" ({type(cause).__name__}: {str(cause)[:200]})"
     if getattr(ref, "provider", "") in ("openai", "langchain"):
         from wargraph.models.chat import endpoint_of
 
@@ -62,6 +66,15 @@ def fault_text(exc: BaseException, ref: Any) -> str:
         if url not in text:
             text += f" (at {url})"
     return text
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first error of an exception's chain of causes (`raise ... from`)."""
+    seen = {id(exc)}
+    while exc.__cause__ is not None and id(exc.__cause__) not in seen:
+        exc = exc.__cause__
+        seen.add(id(exc))
+    return exc
 
 
 def current_thread_id() -> str:

@@ -213,16 +213,17 @@ def post_json(url: str, body: bytes, headers: dict[str, str], total: float) -> _
             preload_content=False,
         )
     except urllib3.exceptions.MaxRetryError as err:
-        raise _unwrapped(err.reason if isinstance(err.reason, BaseException) else err) from err
+        # what failed, with its own causes (a refused port, a certificate), not the retry wrapper
+        raise _unwrapped(err.reason if isinstance(err.reason, BaseException) else err) from None
     except urllib3.exceptions.HTTPError as err:
-        raise _unwrapped(err) from err
+        raise _unwrapped(err) from None
     try:
         chunks: list[bytes] = []
         while True:
             try:
                 chunk = response.read1(_CHUNK)
             except urllib3.exceptions.HTTPError as err:
-                raise _unwrapped(err) from err
+                raise _unwrapped(err) from None
             if not chunk:
                 break
             chunks.append(chunk)
