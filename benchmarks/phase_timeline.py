@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks.calibrate import python_seconds
 from benchmarks.common import console, load_average, target, targets_table
 
 LATENCY_S = 0.5
@@ -34,6 +35,9 @@ LATENCY_S = 0.5
 # floor (its waves times the latency)
 WAVE_OVERHEAD_LIMIT_S = 0.03
 OVER_FLOOR_LIMIT = 0.05
+# benchmarks.calibrate's seconds on the machine where both targets were met (0.019-0.025 s a
+# wave); on 29 November's machine the workload took 0.19-0.43 s and a wave 0.066-0.077 s
+CALIBRATION_28_NOVEMBER_S = 0.084
 
 Span = dict[str, Any]  # {"lane", "label", "start", "end", "cpu"}: time.time(), thread CPU
 
@@ -246,9 +250,17 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--phase", default="", help="print this phase's timeline line by line")
     args = parser.parse_args(argv)
     load = load_average()
+    speed = python_seconds(3)
     game = play_timed(args.set, args.year)
     rows = phase_report(game)
     console.print(f"load average at start: {load}", highlight=False)
+    # a wave's gap is CPU in series: on a machine that runs Python slower it grows alike
+    console.print(
+        f"this machine's Python speed: benchmarks.calibrate {speed} s "
+        f"({speed / CALIBRATION_28_NOVEMBER_S:.1f}x the {CALIBRATION_28_NOVEMBER_S} s of the "
+        "machine where the wave target was met, 28 November)",
+        highlight=False,
+    )
     for r in rows:
         console.print(
             f"{r['phase']}: wall {r['wall_s']} s, CPU {r['cpu_s']} s, "
