@@ -315,3 +315,36 @@ def test_studios_message_stream_still_sees_a_seats_call(monkeypatch, server):
     updates = list(graph.stream({"said": ""}, stream_mode="updates"))
     assert updates == [{"seat": {"said": "Hold the line."}}]
     assert len(generated) == 1  # no second trip through LangChain's generate
+
+
+def test_a_reply_that_is_not_json_is_its_text_decoded_by_its_charset(monkeypatch):
+    """A server that answers in text (not labelled JSON, not JSON): `post_completion` hands
+    langchain-openai the text, decoded by the reply's charset."""
+    from wargraph.models.posting import plain_body, post_completion
+
+    said = "Réponse: pas de JSON"
+
+    class Text(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            raw = said.encode("latin-1")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=latin-1")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Text)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        _, model, _ = _served_model(f"http://127.0.0.1:{httpd.server_address[1]}/v1", monkeypatch)
+        from langchain_core.messages import HumanMessage
+
+        body = plain_body(model._get_request_payload([HumanMessage("hi")]))
+        assert post_completion(model, body) == said
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

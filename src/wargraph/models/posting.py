@@ -25,7 +25,7 @@ import json
 import threading
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import urllib3
@@ -145,19 +145,9 @@ class _Reply:
     def __init__(self, status: int, headers: Any, content: bytes) -> None:
         self.status, self.headers, self.content = status, headers, content
 
-    def text(self) -> str:
-        charset = "utf-8"
-        for part in str(self.headers.get("content-type", "")).split(";")[1:]:
-            name, _, value = part.strip().partition("=")
-            if name.lower() == "charset" and value:
-                charset = value.strip('"')
-        try:
-            return self.content.decode(charset, errors="replace")
-        except LookupError:  # a charset Python does not know
-            return self.content.decode("utf-8", errors="replace")
-
-    def as_httpx(self, request: Any) -> httpx.Response:
-        """The answer as the OpenAI client's error and reply builders take it."""
+    def as_httpx(self, request: Any = None) -> httpx.Response:
+        """The answer as the OpenAI client's error and reply builders take it (and its text
+        decoded as httpx decodes it)."""
         return httpx.Response(
             self.status, headers=list(self.headers.items()), content=self.content, request=request
         )
@@ -173,6 +163,8 @@ def _pool() -> urllib3.PoolManager:
     settings are httpx's, as the OpenAI client had them (certifi's roots, or SSL_CERT_FILE /
     SSL_CERT_DIR), made once and only for a server reached over https."""
     global _POOL
+    if _POOL is not None:  # every call asks: no lock once it is made
+        return _POOL
     with _POOL_LOCK:
         if _POOL is None:
             _POOL = _TlsOnDemand(num_pools=64, maxsize=100, block=False)
@@ -290,7 +282,7 @@ def post_completion(model: Any, body: dict[str, Any]) -> Any:
         try:
             data = json.loads(reply.content)
         except ValueError:
-            return reply.text()
+            return reply.as_httpx().text
     if isinstance(data, dict) and isinstance(data.get("choices"), list):
         return data
     # another shape: the client's typed reply, so that it fails as it did
@@ -343,4 +335,4 @@ def reply_of(result: ChatResult) -> AIMessage:
     message.response_metadata = metadata
     if message.id is None:
         message.id = f"lc_run--{uuid.uuid4()}-0"
-    return message  # type: ignore[return-value]
+    return cast("AIMessage", message)
