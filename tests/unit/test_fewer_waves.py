@@ -19,7 +19,7 @@ from wargraph.nodes.negotiate import negotiate
 from wargraph.nodes.together import JoinedPhaseError, together
 from wargraph.runs.runner import play
 from wargraph.runs.trace import read_trace
-from wargraph.seats.agents import _model_seat
+from wargraph.seats.agents import model_seat
 
 
 def test_seats_asking_for_one_model_at_once_build_it_once(monkeypatch):
@@ -57,7 +57,7 @@ def test_seats_asking_for_one_model_at_once_build_it_once(monkeypatch):
     ],
 )
 def test_only_a_models_questions_are_asked_together(seat, together_):
-    assert _model_seat({"seat": seat}) is together_  # type: ignore[typeddict-item]
+    assert model_seat({"seat": seat}) is together_  # type: ignore[typeddict-item]
 
 
 def test_a_phase_that_loops_cannot_be_joined():

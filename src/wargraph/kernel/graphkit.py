@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 import wargraph.kernel.late_writes as late_writes
+from wargraph.kernel.ahead import prepare_while_asked
 from wargraph.kernel.context import GameContext, context_of
 from wargraph.kernel.heap import settle_heap
 from wargraph.kernel.phase import PhaseFn, PhaseSpec, phase_spec
@@ -159,7 +160,9 @@ def make_phase(name: str, fn: Phase, order: list[str], end: list[str], world: Wo
         update["phase"] = name
         update.setdefault("asks", [])
         _check_not_asked_again(name, table, update)
-        if not update["asks"] and "next" not in update:
+        if update["asks"]:
+            prepare_while_asked(world, table, update)
+        elif "next" not in update:
             update.update(_after(name, table, update, order, end))
         return update
 

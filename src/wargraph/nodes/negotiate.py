@@ -1,5 +1,9 @@
 """`negotiate`: every negotiator sends messages at once (to everyone or to one seat), for the
-world's number of exchanges; the world's press rules decide what is delivered."""
+world's number of exchanges; the world's press rules decide what is delivered.
+
+The step that records an exchange also asks the next one (on a view that holds the messages
+just recorded), or ends the phase after the last: one step and one checkpoint between two waves
+of calls rather than two (issue 43)."""
 
 from __future__ import annotations
 
@@ -7,9 +11,10 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.kernel.question import NEGOTIATE
-from wargraph.kernel.state import CLEAR, EVERYONE, Event, GameState
+from wargraph.kernel.state import CLEAR, EVERYONE, Event, GameState, add_events, merge_world
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
+from wargraph.seats.asks import Ask
 
 
 def _counter(table: Table) -> str:
@@ -17,6 +22,8 @@ def _counter(table: Table) -> str:
     return f"{table.phase}_exchange"
 
 
+# loops: a game stored by an earlier version may stand between an exchange's record and the next
+# exchange's asks (it recorded, then ran again to ask); it resumes through this edge
 @asks(players, loops=True)
 def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     world = table.world
@@ -30,16 +37,7 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
     ids = {r: table.ask_id(press.task, r, key) for r in speakers}
     missing = [r for r in speakers if ids[r] not in table.pending]
     if missing:
-        return {
-            "asks": [
-                table.ask_question(
-                    r,
-                    press.question(table, r, exchange, press.recipients(table, r, speakers)),
-                    key=key,
-                )
-                for r in missing
-            ]
-        }
+        return {"asks": _ask(table, missing, speakers, exchange)}
     events: list[Event] = []
     sent: list[tuple[str, str, str]] = []
     for r in speakers:
@@ -64,13 +62,40 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
             sent.append((r, to, text))
         for n, (to, text, reason) in enumerate(refused):
             events.append(_refused(table, r, to, text, reason, f"{key}.{n}"))
-    # Another exchange follows (or the phase ends on re-entry) after the answers are recorded.
+    written = {**press.delivered(table, sent), _counter(table): exchange}
+    if exchange >= exchanges:  # the last: the phase moves on from this step
+        written[_counter(table)] = 0
+        return {"events": events, "pending": {CLEAR: True}, "world": written}
+    # the next exchange is asked on the record as it stands once this one is in it
+    seen = Table(
+        table.scenario,
+        table.context,
+        {
+            **table.state,
+            "events": add_events(table.events, events),
+            "world": merge_world(table.state.get("world"), written),
+            "pending": {},
+        },
+        table.world,
+    )
     return {
         "events": events,
         "pending": {CLEAR: True},
-        "world": {_counter(table): exchange, **press.delivered(table, sent)},
-        "next": table.phase,
+        "world": written,
+        "asks": _ask(seen, speakers, speakers, exchange + 1),
     }
+
+
+def _ask(table: Table, seats: list[str], speakers: list[str], exchange: int) -> list[Ask]:
+    press = table.world.press
+    return [
+        table.ask_question(
+            r,
+            press.question(table, r, exchange, press.recipients(table, r, speakers)),
+            key=f"x{exchange}",
+        )
+        for r in seats
+    ]
 
 
 def _refused(table: Table, sender: str, to: str, text: str, reason: str, key: str) -> Event:

@@ -151,7 +151,7 @@ def decide(state: AgentState) -> dict[str, Any]:
     # a served game names no file (requests may not): the server's folder keeps one per thread
     trace_path = context_of(get_runtime(GameContext)).trace_path or served_path(current_thread_id())
     asks = state.get("asks", [])
-    if len(asks) > 1 and all(_model_seat(a) for a in asks):
+    if len(asks) > 1 and all(model_seat(a) for a in asks):
         return {"answers": _decide_together(asks, trace_path, state.get("memory", []))}
     for ask in asks:
         memory = seat_notes(state.get("memory", []), ask)
@@ -198,7 +198,7 @@ def decide(state: AgentState) -> dict[str, Any]:
     return {"answers": answers}
 
 
-def _model_seat(ask: Ask) -> bool:
+def model_seat(ask: Ask) -> bool:
     """A seat a model answers: not a person (asked in turn, by interrupts), a script, a bot or
     the scripted stand-in (instant)."""
     seat = ask.get("seat", {})

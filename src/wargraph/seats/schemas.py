@@ -41,6 +41,12 @@ def schema_for(ask: Ask) -> type[BaseModel]:
     return _model_for(ask["schema"], json.dumps(args, sort_keys=True, default=str))
 
 
+def prepare_schema(name: str, args: dict[str, Any]) -> None:
+    """Build the answer model (and its flat JSON schema) an ask of `name` with `args` will use,
+    ahead of the ask (`wargraph.kernel.ahead`)."""
+    flat_json_schema(schema_for({"schema": name, "schema_args": args}))  # type: ignore[typeddict-item]
+
+
 @lru_cache(maxsize=4096)
 def _model_for(name: str, args_json: str) -> type[BaseModel]:
     return _SCHEMAS[name](json.loads(args_json))

@@ -81,6 +81,13 @@ class Orders:
             answer_start=f"{side_name(team or actor)} will",
         )
 
+    def prepare(self, table: Table) -> None:
+        """Compute ahead what `question` will need that depends only on the world's state, not
+        on the record (each actor's legal orders, an answer model per position): called on a
+        background thread while the seats of an earlier step of the round wait for a model
+        (`wargraph.kernel.ahead`), so the order step finds it in the world's caches. Warm caches
+        only: `question` must give the same without it. Default: nothing."""
+
     def combine_question(self, table: Table, team: str, proposals: dict[str, str]) -> Question:
         # every line quoted: a multi-line proposal must not put unquoted text in the prompt
         quoted = "\n".join(f"[{who}]\n{quote(text)}" for who, text in proposals.items())

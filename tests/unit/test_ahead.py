@@ -1,0 +1,120 @@
+"""Work done ahead while seats wait for a model (issue 43): a step whose asks go to a model
+queues the world's `Orders.prepare` on the background worker; Diplomacy's warms each power's
+legal orders, unit blocks and answer model, and the order question is the same with or
+without it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+import wargraph.graphs.diplomacy.engine as E
+import wargraph.graphs.diplomacy.rules as W
+import wargraph.seats.schemas as schemas
+from wargraph.graphs.diplomacy.phase import position_of
+from wargraph.graphs.diplomacy.world import DIPLOMACY
+from wargraph.kernel import ahead
+from wargraph.kernel.context import GameContext
+from wargraph.kernel.parts.orders import Orders
+from wargraph.kernel.scenario import load_scenario
+from wargraph.kernel.table import Table
+from wargraph.kernel.world import World
+
+MODEL = "openai:m@http://127.0.0.1:9/v1"  # never called: a model seat is known by its name
+
+
+@dataclasses.dataclass(frozen=True)
+class Recording(Orders):
+    seen: list[dict[str, Any]] = dataclasses.field(default_factory=list, compare=False)
+    fail: bool = False
+
+    def prepare(self, table: Table) -> None:
+        self.seen.append(dict(table.state.get("world") or {}))
+        if self.fail:
+            raise RuntimeError("prepare failed")
+
+
+def _asks(model: str | None, kind: str = "ai") -> list[dict[str, Any]]:
+    return [{"id": "r1.talk.message.a", "role": "a", "seat": {"kind": kind, "model": model}}]
+
+
+def _table(world: World) -> Table:
+    sc = load_scenario("azuristan_crimsonia")
+    return Table(sc, GameContext(), {"round": 1, "phase": "talk", "world": {"x": 1}}, world)
+
+
+def test_a_step_asking_a_model_prepares_on_the_state_it_leaves():
+    part = Recording()
+    table = _table(World("rec", orders=part))
+    update = {"asks": _asks(MODEL), "world": {"y": 2}}
+    assert ahead.prepare_while_asked(table.world, table, update)
+    ahead.settled(timeout=10)
+    assert part.seen == [{"x": 1, "y": 2}]
+
+
+@pytest.mark.parametrize(
+    ("model", "kind"),
+    [("scripted", "ai"), ("bot:greedy", "ai"), (None, "human"), (None, "scripted")],
+)
+def test_nothing_is_prepared_when_no_model_is_waited_for(model, kind):
+    part = Recording()
+    table = _table(World("rec", orders=part))
+    assert not ahead.prepare_while_asked(table.world, table, {"asks": _asks(model, kind)})
+    ahead.settled(timeout=10)
+    assert part.seen == []
+
+
+def test_a_world_without_prepare_queues_nothing():
+    table = _table(World("plain"))
+    assert not ahead.prepare_while_asked(table.world, table, {"asks": _asks(MODEL)})
+
+
+def test_a_failing_prepare_costs_the_game_nothing():
+    part = Recording(fail=True)
+    table = _table(World("rec", orders=part))
+    assert ahead.prepare_while_asked(table.world, table, {"asks": _asks(MODEL)})
+    ahead.settled(timeout=10)  # the error stays in the background job
+    assert len(part.seen) == 1
+
+
+def _diplomacy_table(game_id: str, **overrides: str) -> Table:
+    sc = load_scenario("diplomacy", [f"{k}={v}" for k, v in overrides.items()])
+    world = {"diplomacy": W.new_game(game_id=game_id)}
+    state = {"round": 1, "phase": "order", "events": [], "world": world}
+    return Table(sc, GameContext(model=MODEL), state, DIPLOMACY)
+
+
+def test_diplomacy_prepares_legal_orders_unit_blocks_and_answer_models():
+    E.forget_positions()
+    schemas._model_for.cache_clear()
+    table = _diplomacy_table("ahead-test")
+    DIPLOMACY.orders_at("order").prepare(table)
+    made = schemas._model_for.cache_info()
+    kept = position_of(table)._derived
+    powers = DIPLOMACY.orders_at("order").actors(table)
+    assert len(powers) == 7
+    assert {k[1] for k in kept if isinstance(k, tuple) and k[0] == "units plan"} == set(powers)
+    assert made.misses == 7  # one answer model per power (their units differ)
+    # the order step's questions then build nothing new
+    fresh = Table(table.scenario, table.context, table.state, DIPLOMACY)
+    for power in powers:
+        q = DIPLOMACY.orders_at("order").question(fresh, power)
+        schemas.schema_for({"schema": q.schema, "schema_args": q.schema_args})
+    after = schemas._model_for.cache_info()
+    assert after.misses == made.misses and after.hits >= made.hits + 7
+
+
+def test_the_order_question_is_the_same_with_or_without_preparing():
+    def questions(prepared: bool) -> list[Any]:
+        E.forget_positions()
+        schemas._model_for.cache_clear()
+        table = _diplomacy_table("ahead-same")
+        if prepared:
+            DIPLOMACY.orders_at("order").prepare(table)
+        fresh = Table(table.scenario, table.context, table.state, DIPLOMACY)
+        orders = DIPLOMACY.orders_at("order")
+        return [orders.question(fresh, p) for p in orders.actors(fresh)]
+
+    assert questions(True) == questions(False)
