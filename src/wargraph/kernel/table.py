@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario, ScenarioError, validate_data
 from wargraph.kernel.state import Event, GameState, make_event
-from wargraph.kernel.views import counting, view_for
+from wargraph.kernel.views import count_again, counting, view_for
 from wargraph.models.profiles import Profile, seat_profile
 from wargraph.seats.asks import Ask, Seat
 from wargraph.seats.bots import is_bot
@@ -62,6 +62,10 @@ class Table:
     # what a world computes once per step (e.g. the loaded engine, legal orders): a Table lives
     # for one phase step, so nothing here outlives the state it was computed from
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    # each seat's view and context of this step, by (what, seat, policy)
+    _views: dict[tuple[str, str, str | None], Any] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def scenario_as(self, cls: type[S]) -> S:
         """The scenario as the family's class a world's parts rely on (a clear error when a
@@ -207,12 +211,24 @@ class Table:
         return max(0, self.round - 1)
 
     def view(self, role: str, *, policy: str | None = None) -> list[Event]:
-        return view_for(self.state, role, self.scenario, policy=policy)
+        key = ("view", role, policy)
+        if key not in self._views:  # a step's state does not change: once per seat and policy
+            self._views[key] = view_for(self.state, role, self.scenario, policy=policy)
+        return list(self._views[key])
 
     def view_text(self, role: str, *, policy: str | None = None) -> str:
         """The seat's context: its visible events under its memory policy, rendered by the
-        world with what only this seat knows of it. The one door to a prompt's context."""
-        return self.world.cast.render_view(self, role, self.view(role, policy=policy))
+        world with what only this seat knows of it. The one door to a prompt's context.
+        Rendered once per seat and policy in a step (a seat asked a diary entry and a digest
+        gets the same context for both) and counted each time it is given (`counting`)."""
+        key = ("view text", role, policy)
+        if key not in self._views:
+            with counting() as tally:
+                text = self.world.cast.render_view(self, role, self.view(role, policy=policy))
+            self._views[key] = (text, tally)
+        text, tally = self._views[key]
+        count_again(tally)
+        return text
 
     def ask_question(
         self, role: str, q: Question, *, key: str = "", context: str | None = None

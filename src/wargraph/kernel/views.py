@@ -142,6 +142,21 @@ def counting() -> Iterator[ViewTally]:
         _TALLY.reset(token)
 
 
+def count_again(counted: ViewTally) -> None:
+    """A view rendered and counted before is given again: its counts go to the current tally."""
+    tally = _TALLY.get()
+    if tally is not None and tally is not counted:
+        tally.items += counted.items
+        tally.chars += counted.chars
+        for mine, theirs in (
+            (tally.whole, counted.whole),
+            (tally.shortened, counted.shortened),
+            (tally.dropped, counted.dropped),
+        ):
+            mine[0] += theirs[0]
+            mine[1] += theirs[1]
+
+
 def shown(text: str, as_shown: str | None) -> None:
     """A view shows `text` as `as_shown` (None: left out); counted when a view is counted."""
     tally = _TALLY.get()

@@ -18,17 +18,19 @@ def summarize(state: GameState, table: Table) -> dict[str, Any]:
     writers = world.cast.actors(table, SUMMARIZE)
     if not writers:
         return {}
-    questions = {r: world.diary.questions(table, r) for r in writers}
-    missing = [
-        (r, q, key)
-        for r in writers
-        for key, q in questions[r]
-        if table.ask_id(q.task, r, key) not in table.pending
-    ]
-    if missing:
+    asked = {r: world.diary.asked(table, r) for r in writers}
+    if any(
+        table.ask_id(task, r, key) not in table.pending for r in writers for key, task in asked[r]
+    ):
+        missing = [
+            (r, q, key)
+            for r in writers
+            for key, q in world.diary.questions(table, r)
+            if table.ask_id(q.task, r, key) not in table.pending
+        ]
         return {"asks": [table.ask_question(r, q, key=key) for r, q, key in missing]}
     events = []
     for r in writers:
-        answers = {q.task: table.pending[table.ask_id(q.task, r, key)] for key, q in questions[r]}
+        answers = {task: table.pending[table.ask_id(task, r, key)] for key, task in asked[r]}
         events += world.diary.events(table, r, answers)
     return {"events": events, "pending": {CLEAR: True}}

@@ -71,6 +71,14 @@ class Diaries(Diary):
             out.append(("", digest_question(table, writer, entries, seen)))
         return out
 
+    def asked(self, table: Table, writer: str) -> list[tuple[str, str]]:
+        # as `questions` decides, without its prompts (the digest quotes the power's view)
+        seen = table.view(writer, policy="full")
+        out = [("", "diary")] if talked(seen, table.round) else []
+        if undigested(seen, writer, info_of(table).year):
+            out.append(("", "digest"))
+        return out
+
     def events(self, table: Table, writer: str, answers: dict[str, dict[str, Any]]) -> list[Event]:
         info = info_of(table)
         events: list[Event] = []

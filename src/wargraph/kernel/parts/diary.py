@@ -34,6 +34,12 @@ class Diary:
             )
         ]
 
+    def asked(self, table: Table, writer: str) -> list[tuple[str, str]]:
+        """The `(key, task)` of each question `questions` gives the writer at this step, without
+        making them: the step that records the answers needs only their names. A world whose
+        questions cost something to make (a view of their own) says it cheaply here."""
+        return [(key, q.task) for key, q in self.questions(table, writer)]
+
     def events(self, table: Table, writer: str, answers: dict[str, dict[str, Any]]) -> list[Event]:
         """The private entries a writer's answers (by task) make."""
         return [

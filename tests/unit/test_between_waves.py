@@ -1,7 +1,10 @@
-"""Work done ahead while seats wait for a model (issue 43): a step whose asks go to a model
-queues the world's `Orders.prepare` on the background worker; Diplomacy's warms each power's
-legal orders, unit blocks and answer model, and the order question is the same with or
-without it."""
+"""Less in series between two waves of calls (issue 43). Work done ahead while seats wait for a
+model: a step whose asks go to a model queues the world's `Orders.prepare` on the background
+worker; Diplomacy's warms each power's legal orders, unit blocks and answer model, and the
+order question is the same with or without it. Fewer steps: `negotiate` records an exchange and
+asks the next in one step. Less done twice in a step: a seat's view is rendered once (and
+counted each time it is given); `summarize` records the diaries without making the questions
+again."""
 
 from __future__ import annotations
 
@@ -9,18 +12,23 @@ import dataclasses
 from typing import Any
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
 import wargraph.graphs.diplomacy.engine as E
+import wargraph.graphs.diplomacy.graph as D
 import wargraph.graphs.diplomacy.rules as W
 import wargraph.seats.schemas as schemas
 from wargraph.graphs.diplomacy.phase import position_of
 from wargraph.graphs.diplomacy.world import DIPLOMACY
 from wargraph.kernel import ahead
 from wargraph.kernel.context import GameContext
+from wargraph.kernel.parts.cast import Cast
 from wargraph.kernel.parts.orders import Orders
 from wargraph.kernel.scenario import load_scenario
 from wargraph.kernel.table import Table
+from wargraph.kernel.views import counting
 from wargraph.kernel.world import World
+from wargraph.runs.runner import play
 
 MODEL = "openai:m@http://127.0.0.1:9/v1"  # never called: a model seat is known by its name
 
@@ -118,3 +126,85 @@ def test_the_order_question_is_the_same_with_or_without_preparing():
         return [orders.question(fresh, p) for p in orders.actors(fresh)]
 
     assert questions(True) == questions(False)
+
+
+def test_negotiate_records_an_exchange_and_asks_the_next_in_one_step(scripted):
+    steps: list[tuple[str, dict[str, Any]]] = []
+    play(
+        "diplomacy",
+        overrides=["diplomacy.max_year=1901", "diplomacy.maps=none"],
+        context=scripted(None),
+        db=None,
+        progress=lambda node, values: steps.append((node, values)),
+    )
+    negotiate = [v for node, v in steps if node == "negotiate"]
+    movement = 2  # S1901M and F1901M, two exchanges each
+    # ask x1; record x1 and ask x2; record x2 and move on (there were five steps: two to record)
+    assert len(negotiate) == 3 * movement
+    asked = [{a["id"].rsplit(".", 1)[-1] for a in v.get("asks") or []} for v in negotiate]
+    assert asked == [{"x1"}, {"x2"}, set()] * movement
+    recorded = [sum(e["kind"] == "message" for e in v.get("events") or []) for v in negotiate]
+    assert recorded[0] == 0 and recorded[1] > 0 and recorded[2] > recorded[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class CountingCast(Cast):
+    rendered: list[str] = dataclasses.field(default_factory=list, compare=False)
+
+    def render_view(self, table: Table, role: str, events: list[Any]) -> str:
+        self.rendered.append(role)
+        return super().render_view(table, role, events)
+
+
+def test_a_seats_view_is_rendered_once_a_step_and_counted_each_time_it_is_given():
+    cast = CountingCast()
+    world = World("counted", cast=cast)
+    sc = load_scenario("azuristan_crimsonia")
+    events = [
+        {
+            "id": f"e{i}",
+            "round": 1,
+            "phase": "talk",
+            "kind": "message",
+            "author": "x",
+            "audience": ["*"],
+            "text": "word " * (40 * i + 1),
+        }
+        for i in range(4)
+    ]
+    table = Table(sc, GameContext(), {"round": 1, "phase": "talk", "events": events}, world)
+    role = next(iter(sc.players))
+    tallies = []
+    for _ in range(2):
+        with counting() as tally:
+            text = table.view_text(role)
+        tallies.append(tally.as_dict())
+    assert cast.rendered == [role]
+    assert tallies[0] == tallies[1] and tallies[0]["items"] >= 4
+    assert table.view_text(role) == text
+    # another step's table renders its own
+    Table(sc, GameContext(), table.state, world).view_text(role)
+    assert cast.rendered == [role, role]
+
+
+def test_the_diaries_asked_are_the_questions_made(scripted):
+    """At each step that asked diaries, on the state it was asked from (the step's parent)."""
+    sc = load_scenario("diplomacy", ["diplomacy.max_year=1902", "diplomacy.maps=none"])
+    g = D.build(sc).compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "diaries"}, "recursion_limit": 2000}
+    g.invoke({"scenario": sc.model_dump()}, cfg, context=scripted(None))
+    history = list(g.get_state_history(cfg))  # newest first
+    checked = 0
+    for snap, parent in zip(history, history[1:], strict=False):
+        asks = [a for a in snap.values.get("asks") or [] if a["phase"] == "summarize"]
+        if not asks:
+            continue
+        state = {**parent.values, "phase": "summarize"}
+        table = Table(sc, scripted(None), state, DIPLOMACY)
+        for power in sorted({a["role"] for a in asks}):
+            made = [(key, q.task) for key, q in DIPLOMACY.diary.questions(table, power)]
+            assert DIPLOMACY.diary.asked(table, power) == made
+            # and they are what was asked (Diaries' questions have no key)
+            assert made == [("", a["task"]) for a in asks if a["role"] == power]
+            checked += 1
+    assert checked >= 14  # seven powers, S1901M and F1901M at least
