@@ -9,6 +9,8 @@ again."""
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
@@ -77,6 +79,32 @@ def test_nothing_is_prepared_when_no_model_is_waited_for(model, kind):
 def test_a_world_without_prepare_queues_nothing():
     table = _table(World("plain"))
     assert not ahead.prepare_while_asked(table.world, table, {"asks": _asks(MODEL)})
+
+
+def _prepared_in_a_forked_child(_: int) -> int:
+    part = Recording()
+    table = _table(World("rec", orders=part))
+    ahead.prepare_while_asked(table.world, table, {"asks": _asks(MODEL)})
+    ahead.settled(timeout=10)
+    return len(part.seen)
+
+
+def test_a_forked_process_prepares_on_its_own_worker():
+    ahead._executor().submit(int).result()  # the parent's worker thread runs (not in a child)
+    with ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
+        assert pool.submit(_prepared_in_a_forked_child, 0).result(timeout=60) == 1
+
+
+def test_a_worker_that_falls_behind_skips_jobs_rather_than_queueing_them(monkeypatch):
+    monkeypatch.setattr(ahead, "START_AFTER_S", 0.3)
+    part = Recording()
+    table = _table(World("rec", orders=part))
+    queued = [
+        ahead.prepare_while_asked(table.world, table, {"asks": _asks(MODEL)})
+        for _ in range(ahead.MAX_QUEUED + 3)
+    ]
+    ahead.settled(timeout=30)
+    assert queued.count(True) == ahead.MAX_QUEUED and len(part.seen) == ahead.MAX_QUEUED
 
 
 def test_a_failing_prepare_costs_the_game_nothing():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,9 +30,23 @@ log = logging.getLogger(__name__)
 # start once they are in flight (a call to a model takes far longer than this).
 START_AFTER_S = 0.05
 
-_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wargraph-ahead")
+# Jobs waiting at most: a worker that falls behind (many games in threads) skips the rest, which
+# the phases then do themselves, rather than holding their states in a growing queue.
+MAX_QUEUED = 8
+
 _LOCK = threading.Lock()
 _QUEUED: list[Future[None]] = []
+_worker: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    """This process's worker: a process forked from one that had started it (experiments fork
+    their workers) has the executor but not its thread, so each process makes its own."""
+    global _worker
+    if _worker is None or _worker[0] != os.getpid():
+        _worker = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="wargraph-ahead"))
+        _QUEUED.clear()
+    return _worker[1]
 
 
 def preparing_parts(world: World) -> list[Orders]:
@@ -56,9 +71,12 @@ def prepare_while_asked(world: World, table: Table, update: dict[str, Any]) -> b
         "world": merge_world(table.state.get("world"), update.get("world")),
     }
     ahead = Table(table.scenario, table.context, state, world)  # its own cache
-    job = _WORKER.submit(contextvars.copy_context().run, _prepare, parts, ahead)
     with _LOCK:
-        _QUEUED[:] = [f for f in _QUEUED if not f.done()] + [job]
+        _QUEUED[:] = [f for f in _QUEUED if not f.done()]
+        if len(_QUEUED) >= MAX_QUEUED:
+            return False
+        job = _executor().submit(contextvars.copy_context().run, _prepare, parts, ahead)
+        _QUEUED.append(job)
     return True
 
 
