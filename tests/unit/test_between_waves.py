@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing as mp
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -90,12 +92,15 @@ def _prepared_in_a_forked_child(_: int) -> int:
 
 
 def test_a_forked_process_prepares_on_its_own_worker():
-    ahead._executor().submit(int).result()  # the parent's worker thread runs (not in a child)
+    # a job long enough that the parent's worker thread is running when the child is forked
+    assert ahead._submit(lambda: time.sleep(1.0))
     with ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
         assert pool.submit(_prepared_in_a_forked_child, 0).result(timeout=60) == 1
+    ahead.settled(timeout=10)
 
 
 def test_a_worker_that_falls_behind_skips_jobs_rather_than_queueing_them(monkeypatch):
+    ahead.settled(timeout=10)  # another test's jobs
     monkeypatch.setattr(ahead, "START_AFTER_S", 0.3)
     part = Recording()
     table = _table(World("rec", orders=part))
@@ -105,6 +110,15 @@ def test_a_worker_that_falls_behind_skips_jobs_rather_than_queueing_them(monkeyp
     ]
     ahead.settled(timeout=30)
     assert queued.count(True) == ahead.MAX_QUEUED and len(part.seen) == ahead.MAX_QUEUED
+
+
+def test_the_worker_ends_when_it_has_no_job():
+    assert ahead._submit(lambda: None)
+    ahead.settled(timeout=10)
+    deadline = time.monotonic() + 5
+    while any(t.name == "wargraph-ahead" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the worker outlived its jobs"
+        time.sleep(0.01)
 
 
 def test_a_failing_prepare_costs_the_game_nothing():

@@ -8,12 +8,14 @@ that runs late, fails or never runs changes nothing but the time a step takes.""
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import logging
 import os
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from wargraph.kernel.parts.orders import Orders
@@ -35,18 +37,22 @@ START_AFTER_S = 0.05
 MAX_QUEUED = 8
 
 _LOCK = threading.Lock()
+_JOBS: collections.deque[tuple[Future[None], Callable[[], None]]] = collections.deque()
 _QUEUED: list[Future[None]] = []
-_worker: tuple[int, ThreadPoolExecutor] | None = None
+_worker: threading.Thread | None = None
 
 
-def _executor() -> ThreadPoolExecutor:
-    """This process's worker: a process forked from one that had started it (experiments fork
-    their workers) has the executor but not its thread, so each process makes its own."""
-    global _worker
-    if _worker is None or _worker[0] != os.getpid():
-        _worker = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="wargraph-ahead"))
-        _QUEUED.clear()
-    return _worker[1]
+def _forked() -> None:
+    """A forked child has none of the parent's worker: its jobs (and the lock, which the parent's
+    worker may have held at the fork) are the parent's, never run here."""
+    global _LOCK, _worker
+    _LOCK = threading.Lock()
+    _JOBS.clear()
+    _QUEUED.clear()
+    _worker = None
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def preparing_parts(world: World) -> list[Orders]:
@@ -71,13 +77,44 @@ def prepare_while_asked(world: World, table: Table, update: dict[str, Any]) -> b
         "world": merge_world(table.state.get("world"), update.get("world")),
     }
     ahead = Table(table.scenario, table.context, state, world)  # its own cache
+    run = contextvars.copy_context().run
+    return _submit(lambda: run(_prepare, parts, ahead))
+
+
+def _submit(job: Callable[[], None]) -> bool:
+    """Queue `job` for the worker, started when none runs. The worker ends when it finds no job
+    (a process with no game waiting keeps no thread of ours: `view.ensure_views` forks only a
+    process without other threads), and a forked child, where the parent's worker does not
+    exist, starts its own (`_forked`)."""
+    global _worker
     with _LOCK:
         _QUEUED[:] = [f for f in _QUEUED if not f.done()]
         if len(_QUEUED) >= MAX_QUEUED:
             return False
-        job = _executor().submit(contextvars.copy_context().run, _prepare, parts, ahead)
-        _QUEUED.append(job)
+        done: Future[None] = Future()
+        _JOBS.append((done, job))
+        _QUEUED.append(done)
+        if _worker is None:
+            # a daemon: it only warms caches, so a process may end without waiting for it
+            _worker = threading.Thread(target=_work, name="wargraph-ahead", daemon=True)
+            _worker.start()
     return True
+
+
+def _work() -> None:
+    global _worker
+    while True:
+        with _LOCK:
+            if not _JOBS:
+                _worker = None
+                return
+            done, job = _JOBS.popleft()
+        done.set_running_or_notify_cancel()
+        try:
+            job()
+        except Exception:  # the worker goes on to the next job (the phase does this one)
+            log.debug("a job done ahead failed", exc_info=True)
+        done.set_result(None)
 
 
 def _prepare(parts: list[Orders], table: Table) -> None:
