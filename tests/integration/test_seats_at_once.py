@@ -55,7 +55,9 @@ def test_a_seats_questions_of_one_step_are_in_flight_together(tmp_path, monkeypa
     previous = set_endpoint_concurrency(None)
     base = ["diplomacy.negotiation_rounds=1", "diplomacy.maps=none"]
     try:
-        with FakeEndpoint(latency_s=0.2, log_dir=tmp_path) as endpoint:
+        # long enough that two requests sent together overlap even on a starved machine (0.2 s
+        # once failed under the full suite's load)
+        with FakeEndpoint(latency_s=0.5, log_dir=tmp_path) as endpoint:
             endpoint.stats()
             endpoint.requests()
             play(

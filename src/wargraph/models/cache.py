@@ -61,7 +61,7 @@ class ModelCache(BaseCache):
                 if Path(self.where).is_dir():
                     raise StoreError(f"{self.where}: is a folder, not a SQLite file")
                 self._sql = Sql(self.where, connect_sqlite(self.where))
-            self._sql.run(TABLE)
+            self._sql.create(TABLE)
         except StoreError as exc:
             raise StoreError(f"model cache: {exc}") from None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ TABLE = (
 LISTED = 100  # games a list shows (the newest)
 
 _ready: set[str] = set()
+_ready_lock = threading.Lock()
 
 
 @contextlib.contextmanager
@@ -31,8 +33,10 @@ def _sql(db: str) -> Iterator[Sql]:
 
     with own_sql(db) as sql:
         if db not in _ready:
-            sql.run(TABLE)
-            _ready.add(db)
+            with _ready_lock:
+                if db not in _ready:
+                    sql.create(TABLE)
+                    _ready.add(db)
         yield sql
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from typing import Any
 
 import wargraph.store.fence as fence
@@ -34,6 +35,34 @@ class Sql:
                 return cur.fetchall(), cur.rowcount
         except (sqlite3.Error, pg_error()) as exc:
             raise StoreError(f"{describe(self.db)}: {reason_of(exc)}") from None
+
+    def create(self, ddl: str) -> None:
+        """Make a table of our own on first use (`CREATE TABLE IF NOT EXISTS ...`). On
+        PostgreSQL two sessions making one table at once race in the catalogue and one fails
+        ('duplicate key value violates unique constraint "pg_type_typname_nsp_index"', seen with
+        two threads of one server), so each takes a lock of its own first: polled, not waited
+        on, like the set-up's (`store.setup.prepare_postgres`)."""
+        if not self.postgres:
+            self.run(ddl)
+            return
+        try:
+            with self.conn.connection() as c:  # autocommit: each statement on its own
+                lock = "SELECT pg_try_advisory_lock(%s) AS ok"
+                while not _first(c.execute(lock, (CREATE_LOCK,)).fetchone()):
+                    time.sleep(0.02)
+                try:
+                    c.execute(ddl)
+                finally:
+                    c.execute("SELECT pg_advisory_unlock(%s)", (CREATE_LOCK,))
+        except pg_error() as exc:
+            raise StoreError(f"{describe(self.db)}: {reason_of(exc)}") from None
+
+
+CREATE_LOCK = 7412840  # advisory lock id for making one of our tables on first use (PostgreSQL)
+
+
+def _first(row: Any) -> Any:
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
 def pg_error() -> type[Exception]:
