@@ -250,3 +250,71 @@ def test_the_diaries_asked_are_the_questions_made(scripted):
             assert made == [("", a["task"]) for a in asks if a["role"] == power]
             checked += 1
     assert checked >= 14  # seven powers, S1901M and F1901M at least
+
+
+def _orders_at(table: Table) -> dict[str, list[str]]:
+    """An order per unit: each unit's first move where it has one, else its first order."""
+    out = {}
+    for power in DIPLOMACY.orders_at("order").actors(table):
+        legal = DIPLOMACY.orders_at("order").question(table, power).schema_args["legal"]
+        out[power] = [next((o for o in opts if " - " in o), opts[0]) for opts in legal.values()]
+    return out
+
+
+def test_an_adjudication_on_the_engine_loaded_ahead_is_the_same():
+    E.forget_positions()
+    table = _diplomacy_table("ahead-spare")
+    saved, orders = table.state["world"]["diplomacy"], _orders_at(table)
+    plain = E.adjudicate(saved, orders)
+    DIPLOMACY.resolution.prepare(table)
+    spare = position_of(table).take_spare(saved)
+    assert spare is not None and position_of(table).take_spare(saved) is None  # taken once
+    assert E.adjudicate(saved, orders, spare=spare) == plain
+
+
+def test_a_spare_loaded_from_another_phase_is_not_taken():
+    E.forget_positions()
+    table = _diplomacy_table("ahead-other")
+    saved = table.state["world"]["diplomacy"]
+    position_of(table).make_spare(saved)
+    other = {**saved, "phases": [*saved["phases"][:-1], {**saved["phases"][-1], "extra": 1}]}
+    assert position_of(table).take_spare(other) is None
+
+
+def test_a_game_with_work_done_ahead_records_what_one_without_does(tmp_path, monkeypatch):
+    """Against a loopback endpoint (every seat a model): the record is the same event for event
+    with the jobs done ahead and with none."""
+    from benchmarks.fake_endpoint import FakeEndpoint
+
+    def record(folder: str) -> list[dict[str, Any]]:
+        E.forget_positions()
+        schemas._model_for.cache_clear()
+        out = play(
+            "diplomacy",
+            overrides=["diplomacy.max_year=1901", "diplomacy.maps=none"],
+            context=GameContext(model=endpoint.model(), seed=1, call_timeout=30),
+            db=None,
+            out_dir=tmp_path / folder,
+        )
+        ahead.settled(timeout=30)
+        assert out.finished
+        return out.values["events"]
+
+    with FakeEndpoint(latency_s=0.08, log_dir=tmp_path) as endpoint:
+        jobs: list[int] = []
+        queue = ahead._submit
+        monkeypatch.setattr(ahead, "_submit", lambda job: jobs.append(1) or queue(job))
+        spares: list[bool] = []
+        take = E.Position.take_spare
+
+        def taken(self: E.Position, saved: Any) -> Any:
+            game = take(self, saved)
+            spares.append(game is not None)
+            return game
+
+        monkeypatch.setattr(E.Position, "take_spare", taken)
+        with_ahead = record("ahead")
+        assert jobs and any(spares)  # jobs were queued, and adjudications took their engine
+        monkeypatch.setattr(ahead, "preparing_parts", lambda world: [])
+        without = record("none")
+    assert with_ahead == without

@@ -1,7 +1,8 @@
 """Work done ahead: while the seats of a step wait for a model's answers, the process is idle, so
-what a later phase's questions will need that does not depend on the record (each power's legal
-orders, its unit blocks, its answer model) is computed then, on one background thread, instead of
-between two waves of calls where every millisecond delays the next wave (issue 43).
+what a later phase will need that does not depend on the record (each power's legal orders, unit
+blocks and answer model; the engine loaded for the adjudication) is computed then, on one
+background thread, instead of between two waves of calls where every millisecond delays the next
+wave (issue 43).
 
 Only caches are warmed: the phase computes anything not yet there itself, as before, so a job
 that runs late, fails or never runs changes nothing but the time a step takes."""
@@ -19,6 +20,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from wargraph.kernel.parts.orders import Orders
+from wargraph.kernel.parts.resolution import Resolution
 from wargraph.kernel.state import GameState, merge_world
 from wargraph.kernel.table import Table
 from wargraph.seats.agents import model_seat
@@ -55,13 +57,19 @@ def _forked() -> None:
 os.register_at_fork(after_in_child=_forked)
 
 
-def preparing_parts(world: World) -> list[Orders]:
-    """The world's order parts that prepare something (each mount's, once)."""
+Part = Orders | Resolution
+
+
+def preparing_parts(world: World) -> list[Part]:
+    """The world's parts that prepare something: its order parts (each mount's, once) and its
+    resolution."""
     mounts = [world.orders] if isinstance(world.orders, Orders) else list(world.orders.values())
-    found: list[Orders] = []
+    found: list[Part] = []
     for part in mounts:
         if type(part).prepare is not Orders.prepare and part not in found:
             found.append(part)
+    if type(world.resolution).prepare is not Resolution.prepare:
+        found.append(world.resolution)
     return found
 
 
@@ -117,7 +125,7 @@ def _work() -> None:
         done.set_result(None)
 
 
-def _prepare(parts: list[Orders], table: Table) -> None:
+def _prepare(parts: list[Part], table: Table) -> None:
     time.sleep(START_AFTER_S)
     for part in parts:
         try:

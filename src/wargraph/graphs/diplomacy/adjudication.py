@@ -24,20 +24,27 @@ if TYPE_CHECKING:
 class Adjudication(Resolution):
     """By the engine alone (nobody narrates)."""
 
+    def prepare(self, table: Table) -> None:
+        """The engine loaded at this position for the adjudication (`Position.make_spare`),
+        while the powers talk or write their orders."""
+        if not engine.phase_info(saved_of(table)).is_done:
+            position_of(table).make_spare(saved_of(table))
+
     def resolve(
         self, table: Table, proposals: dict[str, Any], narration: dict[str, Any] | None
     ) -> dict[str, Any]:
         s = diplomacy_scenario(table)
         saved = saved_of(table)
         w = table.state.get("world") or {}
-        game = position_of(table).game
+        pos = position_of(table)
+        game = pos.game
         info = engine.phase_info(saved)
         final = {}
         for p in info.powers_alive:
             legal = legal_of(table, p)
             if legal:
                 final[p] = finalize_orders(game, p, proposals.get(p) or {}, legal=legal)
-        new, results = engine.adjudicate(saved, final)
+        new, results = engine.adjudicate(saved, final, spare=pos.take_spare(saved))
         status = w.get("status") or {}
         held = table.world.secretary.give_up_status
         trails = w.get("trail") or {}

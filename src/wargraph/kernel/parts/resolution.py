@@ -31,6 +31,11 @@ class Resolution:
         `world` and, when the game ends, `done`."""
         return {}
 
+    def prepare(self, table: Table) -> None:
+        """As `Orders.prepare`: what `resolve` will need that depends only on the world's state
+        (Diplomacy: the engine loaded at the position), made while seats wait for a model.
+        Default: nothing."""
+
 
 @dataclass(frozen=True)
 class Narration(Resolution):
