@@ -229,27 +229,29 @@ def test_a_seats_view_is_rendered_once_a_step_and_counted_each_time_it_is_given(
     assert cast.rendered == [role, role]
 
 
-def test_the_diaries_asked_are_the_questions_made(scripted):
-    """At each step that asked diaries, on the state it was asked from (the step's parent)."""
+def test_the_diaries_asked_are_found_again_when_they_are_recorded(scripted):
+    """`summarize` records from `Diary.asked` on the state the answers came back in: at every
+    step that asked diaries, what it asked is what `asked` names there, each answered; and the
+    digest is asked where entries of an earlier year wait (spring 1902)."""
     sc = load_scenario("diplomacy", ["diplomacy.max_year=1902", "diplomacy.maps=none"])
     g = D.build(sc).compile(checkpointer=InMemorySaver())
     cfg = {"configurable": {"thread_id": "diaries"}, "recursion_limit": 2000}
     g.invoke({"scenario": sc.model_dump()}, cfg, context=scripted(None))
     history = list(g.get_state_history(cfg))  # newest first
-    checked = 0
-    for snap, parent in zip(history, history[1:], strict=False):
+    checked, tasks = 0, set()
+    for answered, snap in zip(history, history[1:], strict=False):
         asks = [a for a in snap.values.get("asks") or [] if a["phase"] == "summarize"]
         if not asks:
             continue
-        state = {**parent.values, "phase": "summarize"}
+        state = {**answered.values, "phase": "summarize"}  # after the seats' step
         table = Table(sc, scripted(None), state, DIPLOMACY)
         for power in sorted({a["role"] for a in asks}):
-            made = [(key, q.task) for key, q in DIPLOMACY.diary.questions(table, power)]
-            assert DIPLOMACY.diary.asked(table, power) == made
-            # and they are what was asked (Diaries' questions have no key)
-            assert made == [("", a["task"]) for a in asks if a["role"] == power]
+            ids = [table.ask_id(t, power, k) for k, t in DIPLOMACY.diary.asked(table, power)]
+            assert ids == [a["id"] for a in asks if a["role"] == power]
+            assert all(i in state["pending"] for i in ids)
+            tasks.update(a["task"] for a in asks)
             checked += 1
-    assert checked >= 14  # seven powers, S1901M and F1901M at least
+    assert checked >= 14 and tasks == {"diary", "digest"}
 
 
 def _orders_at(table: Table) -> dict[str, list[str]]:

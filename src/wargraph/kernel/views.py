@@ -118,6 +118,17 @@ class ViewTally:
         kind[0] += 1
         kind[1] += n
 
+    def add_counts(self, other: ViewTally) -> None:
+        self.items += other.items
+        self.chars += other.chars
+        for mine, theirs in (
+            (self.whole, other.whole),
+            (self.shortened, other.shortened),
+            (self.dropped, other.dropped),
+        ):
+            mine[0] += theirs[0]
+            mine[1] += theirs[1]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "items": self.items,
@@ -146,15 +157,7 @@ def count_again(counted: ViewTally) -> None:
     """A view rendered and counted before is given again: its counts go to the current tally."""
     tally = _TALLY.get()
     if tally is not None and tally is not counted:
-        tally.items += counted.items
-        tally.chars += counted.chars
-        for mine, theirs in (
-            (tally.whole, counted.whole),
-            (tally.shortened, counted.shortened),
-            (tally.dropped, counted.dropped),
-        ):
-            mine[0] += theirs[0]
-            mine[1] += theirs[1]
+        tally.add_counts(counted)
 
 
 def shown(text: str, as_shown: str | None) -> None:

@@ -62,9 +62,9 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
             sent.append((r, to, text))
         for n, (to, text, reason) in enumerate(refused):
             events.append(_refused(table, r, to, text, reason, f"{key}.{n}"))
-    written = {**press.delivered(table, sent), _counter(table): exchange}
-    if exchange >= exchanges:  # the last: the phase moves on from this step
-        written[_counter(table)] = 0
+    last = exchange >= exchanges  # then the phase moves on from this step
+    written = {**press.delivered(table, sent), _counter(table): 0 if last else exchange}
+    if last:
         return {"events": events, "pending": {CLEAR: True}, "world": written}
     # the next exchange is asked on the record as it stands once this one is in it
     seen = Table(

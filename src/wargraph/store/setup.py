@@ -6,7 +6,6 @@ import contextlib
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +17,7 @@ from wargraph.store.errors import (
     Db,
     is_url,
 )
-from wargraph.store.sql import OWN_TABLES, Sql
+from wargraph.store.sql import OWN_TABLES, Sql, taking_turns
 
 
 def prepare_sqlite(db: Db, conn: sqlite3.Connection) -> tuple[Sql, bytes, int]:
@@ -38,8 +37,7 @@ SETUP_LOCK = 7412839  # advisory lock id for wargraph's set-up of a PostgreSQL d
 
 def prepare_postgres(url: str, pool: Any) -> tuple[Sql, bytes, int]:
     """LangGraph's tables and ours, once per process. Processes starting together take turns
-    through an advisory lock, polled rather than waited on: the migrations build indexes
-    CONCURRENTLY, which would wait for a session blocked on the lock (a deadlock)."""
+    through an advisory lock (`taking_turns`: the migrations build indexes CONCURRENTLY)."""
     sql = Sql(url, pool)
     key_of = (os.getpid(), url)
     from langgraph.checkpoint.postgres import PostgresSaver
@@ -47,20 +45,11 @@ def prepare_postgres(url: str, pool: Any) -> tuple[Sql, bytes, int]:
     with _setup_lock:
         if key_of in ready_stores:
             return (sql, *store_key(sql, False))
-        with pool.connection() as conn:
-            while not conn.execute(
-                "SELECT pg_try_advisory_lock(%s) AS ok", (SETUP_LOCK,)
-            ).fetchone()["ok"]:
-                time.sleep(0.05)
-            try:
-                fresh = conn.execute("SELECT to_regclass('checkpoints') IS NULL AS f").fetchone()[
-                    "f"
-                ]
-                PostgresSaver(conn).setup()  # LangGraph's tables (no wargraph saver needed)
-                for ddl in OWN_TABLES:
-                    conn.execute(ddl)
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+        with pool.connection() as conn, taking_turns(conn, SETUP_LOCK, poll_s=0.05):
+            fresh = conn.execute("SELECT to_regclass('checkpoints') IS NULL AS f").fetchone()["f"]
+            PostgresSaver(conn).setup()  # LangGraph's tables (no wargraph saver needed)
+            for ddl in OWN_TABLES:
+                conn.execute(ddl)
         key, strict = store_key(sql, bool(fresh))
         ready_stores.add(key_of)
     return sql, key, strict

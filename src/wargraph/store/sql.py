@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import wargraph.store.fence as fence
@@ -40,20 +42,13 @@ class Sql:
         """Make a table of our own on first use (`CREATE TABLE IF NOT EXISTS ...`). On
         PostgreSQL two sessions making one table at once race in the catalogue and one fails
         ('duplicate key value violates unique constraint "pg_type_typname_nsp_index"', seen with
-        two threads of one server), so each takes a lock of its own first: polled, not waited
-        on, like the set-up's (`store.setup.prepare_postgres`)."""
+        two threads of one server), so each takes its turn (`taking_turns`)."""
         if not self.postgres:
             self.run(ddl)
             return
         try:
-            with self.conn.connection() as c:  # autocommit: each statement on its own
-                lock = "SELECT pg_try_advisory_lock(%s) AS ok"
-                while not _first(c.execute(lock, (CREATE_LOCK,)).fetchone()):
-                    time.sleep(0.02)
-                try:
-                    c.execute(ddl)
-                finally:
-                    c.execute("SELECT pg_advisory_unlock(%s)", (CREATE_LOCK,))
+            with self.conn.connection() as c, taking_turns(c, CREATE_LOCK):
+                c.execute(ddl)
         except pg_error() as exc:
             raise StoreError(f"{describe(self.db)}: {reason_of(exc)}") from None
 
@@ -61,8 +56,17 @@ class Sql:
 CREATE_LOCK = 7412840  # advisory lock id for making one of our tables on first use (PostgreSQL)
 
 
-def _first(row: Any) -> Any:
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]
+@contextlib.contextmanager
+def taking_turns(conn: Any, key: int, poll_s: float = 0.02) -> Iterator[None]:
+    """A PostgreSQL session-level advisory lock on `conn` (an autocommit connection of the
+    store's pool), polled rather than waited on: a session blocked on the lock would hold up a
+    migration building an index CONCURRENTLY in another (a deadlock)."""
+    while not conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,)).fetchone()["ok"]:
+        time.sleep(poll_s)
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
 
 def pg_error() -> type[Exception]:

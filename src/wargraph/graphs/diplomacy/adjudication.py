@@ -11,7 +11,7 @@ import wargraph.graphs.diplomacy.engine as engine
 from wargraph.graphs.diplomacy.free_orders import free_counts, is_free
 from wargraph.graphs.diplomacy.measures import records_from_results
 from wargraph.graphs.diplomacy.orders import finalize_orders
-from wargraph.graphs.diplomacy.phase import legal_of, position_of, saved_of
+from wargraph.graphs.diplomacy.phase import info_of, legal_of, position_of, saved_of
 from wargraph.graphs.diplomacy.scenario import SECRETARY, diplomacy_scenario
 from wargraph.kernel.parts import Resolution
 from wargraph.kernel.state import Event
@@ -27,7 +27,7 @@ class Adjudication(Resolution):
     def prepare(self, table: Table) -> None:
         """The engine loaded at this position for the adjudication (`Position.make_spare`),
         while the powers talk or write their orders."""
-        if not engine.phase_info(saved_of(table)).is_done:
+        if not info_of(table).is_done:
             position_of(table).make_spare(saved_of(table))
 
     def resolve(

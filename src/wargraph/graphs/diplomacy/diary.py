@@ -27,12 +27,33 @@ class Diaries(Diary):
     """A diary entry (`diary`) where the power talked, and a digest (`digest`) of the years no
     digest covers yet."""
 
+    def asked(self, table: Table, writer: str) -> list[tuple[str, str]]:
+        """A diary entry where the power talked (a model asked to summarise talks that did not
+        happen invents them: `events` writes that entry by code), a digest while entries of
+        earlier years are undigested; told from the power's view alone."""
+        seen = table.view(writer, policy="full")  # its own diary, whatever the policy
+        out = [("", "diary")] if talked(seen, table.round) else []
+        if undigested(seen, writer, info_of(table).year):
+            out.append(("", "digest"))
+        return out
+
     def questions(self, table: Table, writer: str) -> list[tuple[str, Question]]:
         info = info_of(table)
-        seen = table.view(writer, policy="full")  # its own diary, whatever the policy
+        seen = table.view(writer, policy="full")
+        tasks = {task for _, task in self.asked(table, writer)}
+        out: list[tuple[str, Question]] = []
+        if "diary" in tasks:
+            out.append(("", self._diary_question(table, writer, seen)))
+        if "digest" in tasks:
+            entries = undigested(seen, writer, info.year)
+            out.append(("", digest_question(table, writer, entries, seen)))
+        return out
+
+    def _diary_question(self, table: Table, writer: str, seen: list[Event]) -> Question:
+        info = info_of(table)
         others = [o for o in POWERS if o != writer]
         chars = diary_chars(table, writer)
-        diary = Question(
+        return Question(
             task="diary",
             question=render_prompt(
                 "diplomacy_diary_question",
@@ -63,21 +84,6 @@ class Diaries(Diary):
             notes=False,
             max_tokens=2 * chars + 10 * len(others) + 30,
         )
-        # Nothing said to or by this power: the entry says so by code (`events`); a model asked
-        # to summarise talks that did not happen invents them.
-        out = [("", diary)] if talked(seen, table.round) else []
-        entries = undigested(seen, writer, info.year)
-        if entries:
-            out.append(("", digest_question(table, writer, entries, seen)))
-        return out
-
-    def asked(self, table: Table, writer: str) -> list[tuple[str, str]]:
-        # as `questions` decides, without its prompts (the digest quotes the power's view)
-        seen = table.view(writer, policy="full")
-        out = [("", "diary")] if talked(seen, table.round) else []
-        if undigested(seen, writer, info_of(table).year):
-            out.append(("", "digest"))
-        return out
 
     def events(self, table: Table, writer: str, answers: dict[str, dict[str, Any]]) -> list[Event]:
         info = info_of(table)

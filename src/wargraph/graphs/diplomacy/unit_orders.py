@@ -47,7 +47,7 @@ class UnitOrders(Orders):
             if writes_free(table, power):
                 continue
             unit_blocks_text(table, power)
-            if str(table.seat(power).get("kind", "ai")) != "human":
+            if not _person(table, power):  # a person's form is made with its preset
                 prepare_schema("diplomacy_orders", {"legal": legal})
 
     def proposal(self, table: Table, actor: str, value: dict[str, Any]) -> Any:
@@ -73,7 +73,7 @@ def orders_question(
     s = diplomacy_scenario(table)
     v = table.variant(power)
     info = info_of(table)
-    people = str(table.seat(power).get("kind", "ai")) == "human"
+    people = _person(table, power)
     if refused:
         lines = "\n".join(f"{k}: {o or '(none)'}: {why}" for k, (o, why) in refused.items())
         question = render_prompt(
@@ -113,6 +113,11 @@ def orders_question(
         max_tokens=_orders_tokens(legal),
         facts=_bot_facts(table, power, legal),
     )
+
+
+def _person(table: Table, power: str) -> bool:
+    """A person plays the power: its orders are a form of free text with its legal orders."""
+    return str(table.seat(power).get("kind", "ai")) == "human"
 
 
 def _after_retries(phase_type: str, legal: dict[str, list[str]]) -> str:
