@@ -112,6 +112,19 @@ def test_a_worker_that_falls_behind_skips_jobs_rather_than_queueing_them(monkeyp
     assert queued.count(True) == ahead.MAX_QUEUED and len(part.seen) == ahead.MAX_QUEUED
 
 
+def test_a_job_is_skipped_when_its_game_has_queued_a_newer_one(monkeypatch):
+    """A fast model answered before the worker started a game's job: only the game's newest
+    state is prepared; another game's job still runs."""
+    ahead.settled(timeout=10)
+    monkeypatch.setattr(ahead, "START_AFTER_S", 0.2)
+    ran: list[str] = []
+    for name in ("g1 first", "g1 second", "g2 only", "g1 third", "no game", "no game again"):
+        game = "" if name.startswith("no game") else name.split()[0]
+        assert ahead._submit(lambda name=name: ran.append(name), game)
+    ahead.settled(timeout=10)
+    assert ran == ["g2 only", "g1 third", "no game", "no game again"]
+
+
 def test_the_worker_ends_when_it_has_no_job():
     assert ahead._submit(lambda: None)
     ahead.settled(timeout=10)
@@ -302,10 +315,13 @@ def test_a_game_with_work_done_ahead_records_what_one_without_does(tmp_path, mon
         assert out.finished
         return out.values["events"]
 
-    with FakeEndpoint(latency_s=0.08, log_dir=tmp_path) as endpoint:
+    # answers after 0.2 s: the engine loaded during the orders' wave is ready for the adjudication
+    with FakeEndpoint(latency_s=0.2, log_dir=tmp_path) as endpoint:
         jobs: list[int] = []
         queue = ahead._submit
-        monkeypatch.setattr(ahead, "_submit", lambda job: jobs.append(1) or queue(job))
+        monkeypatch.setattr(
+            ahead, "_submit", lambda job, game="": jobs.append(1) or queue(job, game)
+        )
         spares: list[bool] = []
         take = E.Position.take_spare
 
@@ -316,7 +332,9 @@ def test_a_game_with_work_done_ahead_records_what_one_without_does(tmp_path, mon
 
         monkeypatch.setattr(E.Position, "take_spare", taken)
         with_ahead = record("ahead")
-        assert jobs and any(spares)  # jobs were queued, and adjudications took their engine
+        # jobs were queued, and every adjudication (the movement phases', whose talks add
+        # messages to the phase after the first jobs, included) took the engine loaded ahead
+        assert jobs and spares == [True, True, True]
         monkeypatch.setattr(ahead, "preparing_parts", lambda world: [])
         without = record("none")
     assert with_ahead == without

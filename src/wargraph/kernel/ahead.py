@@ -23,6 +23,7 @@ from wargraph.kernel.parts.orders import Orders
 from wargraph.kernel.parts.resolution import Resolution
 from wargraph.kernel.state import GameState, merge_world
 from wargraph.kernel.table import Table
+from wargraph.models.faults import current_thread_id
 from wargraph.seats.agents import model_seat
 
 if TYPE_CHECKING:
@@ -39,7 +40,9 @@ START_AFTER_S = 0.05
 MAX_QUEUED = 8
 
 _LOCK = threading.Lock()
-_JOBS: collections.deque[tuple[Future[None], Callable[[], None]]] = collections.deque()
+# (done, job, game, when to start): a job of a game that has queued a newer one by the time it
+# would start is skipped (its state is older)
+_JOBS: collections.deque[tuple[Future[None], Callable[[], None], str, float]] = collections.deque()
 _QUEUED: list[Future[None]] = []
 _worker: threading.Thread | None = None
 
@@ -86,21 +89,23 @@ def prepare_while_asked(world: World, table: Table, update: dict[str, Any]) -> b
     }
     ahead = Table(table.scenario, table.context, state, world)  # its own cache
     run = contextvars.copy_context().run
-    return _submit(lambda: run(_prepare, parts, ahead))
+    return _submit(lambda: run(_prepare, parts, ahead), current_thread_id())
 
 
-def _submit(job: Callable[[], None]) -> bool:
+def _submit(job: Callable[[], None], game: str = "") -> bool:
     """Queue `job` for the worker, started when none runs. The worker ends when it finds no job
     (a process with no game waiting keeps no thread of ours: `view.ensure_views` forks only a
     process without other threads), and a forked child, where the parent's worker does not
-    exist, starts its own (`_forked`)."""
+    exist, starts its own (`_forked`). A job of `game` is skipped when a newer one of the same
+    game is queued behind it by the time it would start (a fast model answered first: the newer
+    state is the one the game goes on from); "" names no game and is never skipped."""
     global _worker
     with _LOCK:
         _QUEUED[:] = [f for f in _QUEUED if not f.done()]
         if len(_QUEUED) >= MAX_QUEUED:
             return False
         done: Future[None] = Future()
-        _JOBS.append((done, job))
+        _JOBS.append((done, job, game, time.monotonic() + START_AFTER_S))
         _QUEUED.append(done)
         if _worker is None:
             # a daemon: it only warms caches, so a process may end without waiting for it
@@ -116,17 +121,20 @@ def _work() -> None:
             if not _JOBS:
                 _worker = None
                 return
-            done, job = _JOBS.popleft()
+            done, job, game, start = _JOBS.popleft()
         done.set_running_or_notify_cancel()
+        time.sleep(max(0.0, start - time.monotonic()))
+        with _LOCK:
+            newer = bool(game) and any(g == game for _, _, g, _ in _JOBS)
         try:
-            job()
+            if not newer:
+                job()
         except Exception:  # the worker goes on to the next job (the phase does this one)
             log.debug("a job done ahead failed", exc_info=True)
         done.set_result(None)
 
 
 def _prepare(parts: list[Part], table: Table) -> None:
-    time.sleep(START_AFTER_S)
     for part in parts:
         try:
             part.prepare(table)

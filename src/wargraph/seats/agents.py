@@ -210,16 +210,19 @@ def _decide_together(
 ) -> dict[str, Decision]:
     """A model seat's questions of one step asked at once (a Diplomacy power's diary entry and
     its yearly digest): none sees another's answer, so asked one after the other they only cost
-    a latency more each. Each runs in a copy of this context (the game's thread id, the run)."""
+    a latency more each. The first is asked in this thread, the others in threads of their own,
+    each in a copy of this context (the game's thread id, the run)."""
 
     def one(ask: Ask) -> Decision:
         seat: Seat = {**ask.get("seat", {}), "trace_path": trace_path}
         notes = seat_notes(memory, ask)
         return decider_for(seat).decide(ask, schema_for(ask), memory=notes)
 
-    with ThreadPoolExecutor(max_workers=len(asks), thread_name_prefix="seat-ask") as pool:
-        futures = [pool.submit(contextvars.copy_context().run, one, ask) for ask in asks]
-        return {ask["id"]: f.result() for ask, f in zip(asks, futures, strict=True)}
+    first, *rest = asks
+    with ThreadPoolExecutor(max_workers=len(rest), thread_name_prefix="seat-ask") as pool:
+        futures = [pool.submit(contextvars.copy_context().run, one, ask) for ask in rest]
+        answers = {first["id"]: one(first)}
+        return {**answers, **{a["id"]: f.result() for a, f in zip(rest, futures, strict=True)}}
 
 
 def review(state: AgentState) -> dict[str, Any]:

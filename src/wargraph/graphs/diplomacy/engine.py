@@ -191,14 +191,16 @@ class Position:
 
     def make_spare(self, saved: Mapping[str, Any]) -> None:
         """Load a private copy of this position for the adjudication to take (`take_spare`),
-        ahead of it: loading is about half an adjudication's CPU."""
+        ahead of it: loading is about half an adjudication's CPU. A spare loaded from an earlier
+        state of the phase (the talks add their messages to it) is loaded again."""
+        phase = saved["phases"][-1]
         with self.lock:
-            if self._spare is not None:
+            if self._spare is not None and _same_phase(self._spare[0], phase):
                 return
         game = load(current(saved))  # outside the lock: the position's readers go on
         with self.lock:
-            if self._spare is None:
-                self._spare = (saved["phases"][-1], game)
+            if self._spare is None or not _same_phase(self._spare[0], phase):
+                self._spare = (phase, game)
 
     def take_spare(self, saved: Mapping[str, Any]) -> Game | None:
         """The copy `make_spare` loaded, once, if it was loaded from this very phase (the same
@@ -208,7 +210,7 @@ class Position:
         if spare is None:
             return None
         phase, game = spare
-        return game if phase is saved["phases"][-1] or phase == saved["phases"][-1] else None
+        return game if _same_phase(phase, saved["phases"][-1]) else None
 
     def derived(self, key: Any, make: Callable[[Game], Any]) -> Any:
         """``make(game)`` once per key at this position (under the lock)."""
@@ -221,6 +223,10 @@ class Position:
         # The engine computes every location's orders at once (~1 ms); once per position, not
         # once per power and question.
         return self.derived("possible", lambda g: g.get_all_possible_orders())
+
+
+def _same_phase(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a is b or a == b
 
 
 _POSITIONS: OrderedDict[str, Position] = OrderedDict()
