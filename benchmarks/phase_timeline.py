@@ -36,7 +36,8 @@ LATENCY_S = 0.5
 WAVE_OVERHEAD_LIMIT_S = 0.03
 OVER_FLOOR_LIMIT = 0.05
 # benchmarks.calibrate's seconds on the machine where both targets were met (0.019-0.025 s a
-# wave); on 29 November's machine the workload took 0.19-0.43 s and a wave 0.066-0.077 s
+# wave); on 29 November's machines the workload took 0.19-0.43 s and a wave 0.066-0.077 s (the
+# code of then), and 0.108-0.110 s and a wave 0.024-0.025 s (the code of that day's third session)
 CALIBRATION_28_NOVEMBER_S = 0.084
 
 Span = dict[str, Any]  # {"lane", "label", "start", "end", "cpu"}: time.time(), thread CPU
