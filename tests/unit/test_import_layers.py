@@ -13,8 +13,9 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # kernel module -> the modules outside the kernel it may import (docs/design.md, "Layers")
 KERNEL_REACHES = {
-    # graphkit's helper: whether a step's asks wait for a model (then work is done ahead)
-    "wargraph.kernel.ahead": {"wargraph.seats.agents"},
+    # graphkit's helper: whether a step's asks wait for a model (then work is done ahead), and
+    # the game a job is for (a newer job of the same game supersedes it)
+    "wargraph.kernel.ahead": {"wargraph.seats.agents", "wargraph.models.faults"},
     "wargraph.kernel.context": {"wargraph.models.faults"},
     "wargraph.kernel.graphkit": {
         "wargraph.models.faults",
