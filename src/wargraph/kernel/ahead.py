@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from wargraph.kernel.parts.orders import Orders
 from wargraph.kernel.parts.resolution import Resolution
-from wargraph.kernel.state import GameState, merge_world
 from wargraph.kernel.table import Table
 from wargraph.models.faults import current_thread_id
 from wargraph.seats.agents import model_seat
@@ -83,11 +82,8 @@ def prepare_while_asked(world: World, table: Table, update: dict[str, Any]) -> b
     parts = preparing_parts(world)
     if not parts or not any(model_seat(a) for a in update.get("asks") or []):
         return False
-    state: GameState = {
-        **table.state,
-        "world": merge_world(table.state.get("world"), update.get("world")),
-    }
-    ahead = Table(table.scenario, table.context, state, world)  # its own cache
+    # the world as this step leaves it (the record is not read: nothing prepared depends on it)
+    ahead = table.after({"world": update.get("world") or {}})
     run = contextvars.copy_context().run
     return _submit(lambda: run(_prepare, parts, ahead), current_thread_id())
 

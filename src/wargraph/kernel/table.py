@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from wargraph.kernel.context import GameContext
 from wargraph.kernel.scenario import Scenario, ScenarioError, validate_data
-from wargraph.kernel.state import Event, GameState, make_event
+from wargraph.kernel.state import (
+    Event,
+    GameState,
+    add_events,
+    make_event,
+    merge_pending,
+    merge_world,
+)
 from wargraph.kernel.views import count_again, counting, view_for
 from wargraph.models.profiles import Profile, seat_profile
 from wargraph.seats.asks import Ask, Seat
@@ -271,6 +278,19 @@ class Table:
             if value := getattr(q, key):
                 ask[key] = value
         return ask
+
+    def after(self, update: dict[str, Any]) -> Table:
+        """This step's table once `update`'s events, world and pending are in its state, as the
+        game's reducers will put them: a question asked after them (the next exchange, the next
+        seat in turn) sees them. A new Table, with views and a cache of its own."""
+        state: GameState = {**self.state}
+        if "events" in update:
+            state["events"] = add_events(self.events, update["events"])
+        if "world" in update:
+            state["world"] = merge_world(self.state.get("world"), update["world"])
+        if "pending" in update:
+            state["pending"] = merge_pending(self.state.get("pending"), update["pending"])
+        return Table(self.scenario, self.context, state, self.world)
 
     def answer(self, ask_id: str) -> dict[str, Any] | None:
         decision = self.pending.get(ask_id)

@@ -52,13 +52,8 @@ def analyze(state: GameState, table: Table) -> dict[str, Any]:
     ids = {q.id: table.ask_id("question", who, q.id) for q in s.questions}
     if any(i not in table.pending for i in ids.values()):
         # the control sees the whole record after the game, the debrief included
-        after: GameState = {
-            **table.state,
-            "events": table.events + list(debrief.get("events") or []),
-        }
-        record = Table(table.scenario, table.context, after, table.world).view_text(
-            who, policy="record"
-        )
+        after = table.after({"events": list(debrief.get("events") or [])})
+        record = after.view_text(who, policy="record")
         return {
             **debrief,
             "asks": [

@@ -11,7 +11,7 @@ from typing import Any
 
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.kernel.question import NEGOTIATE
-from wargraph.kernel.state import CLEAR, EVERYONE, Event, GameState, add_events, merge_world
+from wargraph.kernel.state import CLEAR, EVERYONE, Event, GameState
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
 from wargraph.seats.asks import Ask
@@ -64,26 +64,11 @@ def negotiate(state: GameState, table: Table) -> dict[str, Any]:
             events.append(_refused(table, r, to, text, reason, f"{key}.{n}"))
     last = exchange >= exchanges  # then the phase moves on from this step
     written = {**press.delivered(table, sent), _counter(table): 0 if last else exchange}
+    recorded = {"events": events, "pending": {CLEAR: True}, "world": written}
     if last:
-        return {"events": events, "pending": {CLEAR: True}, "world": written}
+        return recorded
     # the next exchange is asked on the record as it stands once this one is in it
-    seen = Table(
-        table.scenario,
-        table.context,
-        {
-            **table.state,
-            "events": add_events(table.events, events),
-            "world": merge_world(table.state.get("world"), written),
-            "pending": {},
-        },
-        table.world,
-    )
-    return {
-        "events": events,
-        "pending": {CLEAR: True},
-        "world": written,
-        "asks": _ask(seen, speakers, speakers, exchange + 1),
-    }
+    return {**recorded, "asks": _ask(table.after(recorded), speakers, speakers, exchange + 1)}
 
 
 def _ask(table: Table, seats: list[str], speakers: list[str], exchange: int) -> list[Ask]:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import wargraph.nodes.schemas  # noqa: F401  (registers the answer schemas)
 from wargraph.kernel.parts.orders import Orders
 from wargraph.kernel.record import ROUND_KEYS, RoundRecord, round_record
-from wargraph.kernel.state import CLEAR, Event, GameState, add_events
+from wargraph.kernel.state import CLEAR, Event, GameState
 from wargraph.kernel.table import Table
 from wargraph.nodes.seats import asks, players
 
@@ -70,12 +70,7 @@ def _next_in_turn(table: Table, orders: Orders, seats: list[Seat]) -> dict[str, 
     for who, team in seats:
         ask_id = _plan_id(table, who, team)
         if ask_id is None:
-            seen = Table(
-                table.scenario,
-                table.context,
-                {**table.state, "events": add_events(table.events, recorded)},
-                table.world,
-            )
+            seen = table.after({"events": recorded})
             ask = seen.ask_question(who, orders.question(seen, who, team=team), key=team or "")
             return {"events": recorded, "asks": [ask]}
         decision = table.pending[ask_id]
